@@ -1,0 +1,5 @@
+"""``python -m tracetui`` is the same as the ``tracetui`` command."""
+
+from tracetui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""Truncation markers: the one tracetui writes, and the families other wrappers write.
+
+A marker in a preview is evidence that bytes were withheld, whatever the flags say. tracetui's own
+marker always sits on a line of its own (``"\\n…[truncated N bytes]…\\n"``) so that the kept
+windows can be recovered exactly from a preview by :func:`split_preview`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MARKER_TEXT = "…[truncated {n} bytes]…"
+_OWN = re.compile(r"\n…\[truncated (\d+) bytes\]…\n")
+
+
+def marker_line(withheld: int) -> str:
+    """The exact text the recorder puts at the clip point (deterministic for a given count)."""
+    return "\n" + MARKER_TEXT.format(n=withheld) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One truncation marker found in a preview."""
+
+    family: str
+    """Which wrapper writes this kind of marker (``tracetui``, ``feedback``, ``claude-code``…)."""
+    clip: str | None
+    """Where the cut was: ``head`` (the start was kept), ``tail``, ``head_tail``, or None if unsaid."""
+    count: int | None
+    """The withheld amount the marker states, or None when it states none."""
+    unit: str | None
+    """Unit of ``count``: ``bytes``, ``chars``, ``lines``, ``tokens`` or ``kb``; None with no count."""
+    start: int
+    """Offset of the marker in the preview text."""
+    end: int
+    """Offset just past the marker."""
+
+
+# (family, regex, clip, unit, group holding the count). Order matters: the first match wins.
+_FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
+    ("tracetui", re.compile(r"…\[truncated (\d+) bytes\]…"), None, "bytes", 1),
+    ("feedback", re.compile(r"\.\.\.truncated (\d+) lines\.\.\."), "tail", "lines", 1),
+    ("claude-code", re.compile(r"\.\.\. \[(\d+) characters truncated\] \.\.\."), "head_tail", "chars", 1),
+    ("claude-code", re.compile(r"\.\.\. \[(\d+) lines truncated\] \.\.\."), "head_tail", "lines", 1),
+    ("claude-code", re.compile(r"Output too large \((\d+(?:\.\d+)?)KB\)"), "head", "kb", 1),
+    ("claude-code", re.compile(r"\(Results are truncated\.[^)]*\)"), "head", None, 0),
+    ("swe-agent", re.compile(r"Observations should not exceeded? (\d+) characters\. (\d+) characters were elided"), "head", "chars", 2),
+    ("mini-swe-agent", re.compile(r"<elided_chars>\s*(\d+) characters elided\s*</elided_chars>"), "head_tail", "chars", 1),
+    ("openhands", re.compile(r"\[Previous command outputs are truncated\. Showing the last (\d+) lines"), "tail", None, 0),
+    ("openhands", re.compile(r"\[\.\.\. Observation truncated due to length \.\.\.\]"), "head_tail", None, 0),
+    ("generic", re.compile(r"<response clipped>"), "head", None, 0),
+    ("codex", re.compile(r"…(\d+) tokens truncated…"), "head_tail", "tokens", 1),
+    ("codex", re.compile(r"…(\d+) chars truncated…"), "head_tail", "chars", 1),
+    ("codex", re.compile(r"Warning: truncated output \(original token count: (\d+)\)"), None, None, 0),
+    ("codex", re.compile(r"\[\.\.\. omitted (\d+) of (\d+) lines \.\.\.\]"), "head_tail", "lines", 1),
+    ("codex", re.compile(r"\[\.\.\. output truncated to fit (\d+) bytes \.\.\.\]"), "head", None, 0),
+    ("swe-agent", re.compile(r"Old environment output: \((\d+) lines omitted\)"), "tail", "lines", 1),
+]
+
+
+def find_marker(text: str) -> Marker | None:
+    """The first known truncation marker in ``text``, or None.
+
+    Cheap when there is none: a quick substring pre-check skips the regexes for most previews.
+    """
+    if not text or not _maybe_marked(text):
+        return None
+    for family, pattern, clip, unit, group in _FAMILIES:
+        m = pattern.search(text)
+        if m is None:
+            continue
+        count: int | None = None
+        if group:
+            raw = m.group(group)
+            count = int(float(raw)) if unit != "kb" else int(float(raw) * 1024)
+            if unit == "kb":
+                unit = "bytes"
+        return Marker(family, clip, count, unit if count is not None else None, m.start(), m.end())
+    return None
+
+
+_HINTS = ("truncated", "clipped", "elided", "omitted", "too large", "truncated", "Truncated")
+
+
+def _maybe_marked(text: str) -> bool:
+    return any(h in text for h in _HINTS)
+
+
+def split_preview(preview: str) -> tuple[str, int | None, str]:
+    """Split a tracetui preview at its own marker: ``(before, withheld, after)``.
+
+    Without a marker the whole preview is ``before`` and ``withheld`` is None. For a head cut
+    ``after`` is empty, for a tail cut ``before`` is.
+    """
+    m = _OWN.search(preview)
+    if m is None:
+        return preview, None, ""
+    return preview[: m.start()], int(m.group(1)), preview[m.end() :]
