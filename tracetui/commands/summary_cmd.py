@@ -1,17 +1,40 @@
-"""`tracetui summary` (not built yet)."""
+"""`tracetui summary PATH… [--json]`: the facts of a run, for scripts and for people."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+import orjson
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("summary", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("summary", help="facts of a run: spans, failures, truncation, chains")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("--json", action="store_true", help="print one JSON object (SPEC §4)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui summary: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.commands.common import load_runs
+    from tracetui.core.summary import merge, summarize
+
+    indexes = load_runs(args.paths)
+    result = merge([summarize(ix) for ix in indexes])
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+        return 0
+    print(f"files       {len(result['files'])}")
+    print(f"spans       {result['spans']:,}")
+    print(f"failed      {result['failed']:,}")
+    print(f"truncated   {result['truncated']:,}")
+    print(f"hidden      {result['hidden_bytes']:,} bytes never shown to the agent")
+    print(f"bad lines   {len(result['bad_lines']):,}")
+    lf = result["latest_failure"]
+    if lf:
+        from tracetui.core.text import quote_argv
+
+        print(f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({lf['file']}:{lf['line']})")
+    for chain in result["chains"]:
+        print(f"chain {chain['root']}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}")
+    return 0

@@ -1,0 +1,299 @@
+"""A compact index over a run: offsets plus a few columns per row, spans parsed on demand.
+
+A million spans must not become a million dicts. Each row (a span or a bad line, in set order)
+keeps its member, offset, length and line number, and the handful of facts that navigation,
+the header and the summary need: exit code, flags, hidden bytes, ids. Everything else is parsed
+from the file when a row is shown, through a small LRU cache.
+
+Rows are only ever appended, so the follower can grow an index while the UI reads it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tempfile
+import threading
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from tracetui.core.reader import BadLine, RawLine, is_blank, iter_lines, open_member, parse_line
+from tracetui.core.runset import Member, Run
+from tracetui.core.spans import Span
+
+# Row flags (one byte per row).
+BAD = 1
+FAILED = 2
+TRUNCATED = 4
+TRUNC_UNKNOWN = 8
+NULL_EXIT = 16
+PROBLEMS = 32
+SIDECAR = 64
+"""The row comes from the re-run sidecar, not from the trace itself."""
+
+NO_EXIT = -(2**31)
+NO_VALUE = -1
+
+
+@dataclass(slots=True)
+class Stats:
+    """Running totals, updated as rows are added (the header reads them)."""
+
+    spans: int = 0
+    bad_lines: int = 0
+    failed: int = 0
+    truncated: int = 0
+    hidden_bytes: int = 0
+
+
+@dataclass(slots=True)
+class IndexedMember:
+    """A member as the index knows it, with where to read it from."""
+
+    member: Member
+    readable: str
+    """Path used for random access: the member itself, or a decompressed copy of a gz member."""
+    size: int = 0
+    """Bytes indexed so far (of the decompressed stream for gz)."""
+    lines: int = 0
+    """Lines seen so far."""
+
+
+class RunIndex:
+    """Rows of one run in set order. Thread-safe for one writer and many readers."""
+
+    def __init__(self, run: Run, *, cache_size: int = 512) -> None:
+        self.run = run
+        self.members: list[IndexedMember] = []
+        self.member_no = array("H")
+        self.offset = array("q")
+        self.length = array("q")
+        self.line_no = array("l")
+        self.flags = array("B")
+        self.exit = array("l")
+        self.hidden = array("q")
+        self.ids: list[str | None] = []
+        self.parent_ids: dict[int, str] = {}
+        """Row → parent id, only for rows that name a parent."""
+        self.id_rows: dict[str, int] = {}
+        """Command id → first row carrying it."""
+        self.duplicates: dict[str, list[int]] = {}
+        """Command id → every row carrying it, for ids seen more than once."""
+        self.bad: dict[int, BadLine] = {}
+        self.stats = Stats()
+        self.latest_failure: int | None = None
+        self.generation = 0
+        """Bumped on every append; caches keyed on it know when to refresh."""
+        self._cache: OrderedDict[int, Span | BadLine] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self._temps: list[str] = []
+
+    # ----------------------------------------------------------------- building
+    def add_member(self, member: Member) -> int:
+        """Register a member; returns its number in ``self.members``."""
+        readable = member.path
+        if member.gz:
+            readable = self._decompressed_copy(member.path)
+        self.members.append(IndexedMember(member, readable))
+        return len(self.members) - 1
+
+    def _decompressed_copy(self, path: str) -> str:
+        # Random access into gzip is slow; one decompressed spool per gz member keeps every
+        # later read a seek. The copy lives on disk, not in memory.
+        fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
+        with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        self._temps.append(tmp)
+        return tmp
+
+    def add_line(self, mno: int, raw: RawLine, parsed: Span | BadLine | None = None) -> int | None:
+        """Index one line; returns its row, or None for a blank line."""
+        if is_blank(raw):
+            return None
+        im = self.members[mno]
+        if parsed is None:
+            parsed = parse_line(raw, im.member.path)
+        with self._lock:
+            row = len(self.flags)
+            self.member_no.append(mno)
+            self.offset.append(raw.offset)
+            self.length.append(raw.length)
+            self.line_no.append(raw.line_no)
+            stats = self.stats
+            if isinstance(parsed, BadLine):
+                self.flags.append(BAD)
+                self.exit.append(NO_EXIT)
+                self.hidden.append(0)
+                self.ids.append(None)
+                self.bad[row] = parsed
+                stats.bad_lines += 1
+            else:
+                self._add_span(row, parsed, mno)
+            im.lines = max(im.lines, raw.line_no)
+            im.size = max(im.size, raw.offset + raw.length + (1 if raw.complete else 0))
+            self.generation += 1
+        return row
+
+    def _add_span(self, row: int, span: Span, mno: int) -> None:
+        # Re-runs from the sidecar are rows (they belong in chains) but not facts about the trace.
+        sidecar = self.members[mno].member.number < 0
+        stats = self.stats if not sidecar else Stats()
+        flags = SIDECAR if sidecar else 0
+        if span.failed:
+            flags |= FAILED
+            stats.failed += 1
+            if not sidecar:
+                self.latest_failure = row
+        if span.exit_code is None:
+            flags |= NULL_EXIT
+        truncated = span.truncated
+        if truncated:
+            flags |= TRUNCATED
+            stats.truncated += 1
+        elif truncated is None:
+            flags |= TRUNC_UNKNOWN
+        if span.problems:
+            flags |= PROBLEMS
+        hidden = span.hidden_bytes
+        stats.hidden_bytes += hidden or 0
+        stats.spans += 1
+        self.flags.append(flags)
+        self.exit.append(NO_EXIT if span.exit_code is None else _clamp32(span.exit_code))
+        self.hidden.append(NO_VALUE if hidden is None else hidden)
+        cid = span.command_id
+        self.ids.append(cid)
+        if cid is not None:
+            first = self.id_rows.setdefault(cid, row)
+            if first != row:
+                self.duplicates.setdefault(cid, [first]).append(row)
+        if span.parent_command_id is not None:
+            self.parent_ids[row] = span.parent_command_id
+
+    def index_member(self, mno: int, progress: Callable[[int], None] | None = None) -> None:
+        """Read a whole member from where indexing stopped (all of it, the first time)."""
+        im = self.members[mno]
+        with open_member(im.readable, False) as fh:
+            fh.seek(im.size)
+            last_report = 0
+            for raw in iter_lines(fh, start_offset=im.size, start_line=im.lines + 1):
+                self.add_line(mno, raw)
+                if progress and raw.offset - last_report > (8 << 20):
+                    last_report = raw.offset
+                    progress(raw.offset)
+
+    # ----------------------------------------------------------------- reading
+    def __len__(self) -> int:
+        return len(self.flags)
+
+    def get(self, row: int) -> Span | BadLine:
+        """The parsed row (cached); a vanished member yields a BadLine saying so."""
+        with self._lock:
+            hit = self._cache.get(row)
+            if hit is not None:
+                self._cache.move_to_end(row)
+                return hit
+            if row in self.bad:
+                return self.bad[row]
+            im = self.members[self.member_no[row]]
+            offset, length, line_no = self.offset[row], self.length[row], self.line_no[row]
+        parsed = self._read(im, offset, length, line_no)
+        with self._lock:
+            self._cache[row] = parsed
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return parsed
+
+    def _read(self, im: IndexedMember, offset: int, length: int, line_no: int) -> Span | BadLine:
+        try:
+            with open(im.readable, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read(length)
+        except OSError as exc:
+            return BadLine(im.member.path, line_no, offset, f"cannot read: {exc.strerror} (rotated away?)")
+        if len(data) != length:
+            return BadLine(im.member.path, line_no, offset, "line no longer in the file (rotated or truncated?)")
+        return parse_line(RawLine(line_no, offset, length, data), im.member.path)
+
+    def span(self, row: int) -> Span | None:
+        got = self.get(row)
+        return got if isinstance(got, Span) else None
+
+    def location(self, row: int) -> tuple[str, int]:
+        """``(file path, line number)`` of a row."""
+        return self.members[self.member_no[row]].member.path, self.line_no[row]
+
+    def exit_code(self, row: int) -> int | None:
+        v = self.exit[row]
+        return None if v == NO_EXIT else v
+
+    def hidden_bytes(self, row: int) -> int | None:
+        v = self.hidden[row]
+        return None if v == NO_VALUE else v
+
+    def find(self, start: int, mask: int, step: int, *, wrap: bool = False) -> int | None:
+        """Next row after ``start`` (in direction ``step``) whose flags intersect ``mask``."""
+        n = len(self.flags)
+        flags = self.flags
+        row = start + step
+        while 0 <= row < n:
+            if flags[row] & mask:
+                return row
+            row += step
+        if wrap:
+            row = 0 if step > 0 else n - 1
+            while 0 <= row < n and row != start:
+                if flags[row] & mask:
+                    return row
+                row += step
+        return None
+
+    def rows_with(self, mask: int) -> Iterator[int]:
+        flags = self.flags
+        return (i for i in range(len(flags)) if flags[i] & mask)
+
+    def close(self) -> None:
+        for tmp in self._temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        self._temps.clear()
+
+    def __del__(self) -> None:  # temp copies of gz members must not outlive the index
+        self.close()
+
+
+def _clamp32(v: int) -> int:
+    return max(-(2**31) + 1, min(2**31 - 1, v))
+
+
+@dataclass(slots=True)
+class LoadResult:
+    index: RunIndex
+    notes: list[str] = field(default_factory=list)
+
+
+def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunIndex:
+    """Index every member of ``run`` in set order (then its re-run sidecar)."""
+    index = RunIndex(run)
+    for member in run.members:
+        try:
+            mno = index.add_member(member)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            run.notes.append(f"{member.name}: cannot read: {exc}")
+            continue
+        try:
+            index.index_member(mno, progress)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            run.notes.append(f"{member.name}: stopped reading: {exc}")
+    if run.sidecar:
+        side = Member(run.sidecar, -1, False)
+        try:
+            index.index_member(index.add_member(side), progress)
+        except OSError as exc:
+            run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {exc.strerror}")
+    return index
