@@ -280,6 +280,9 @@ class LoadResult:
 def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunIndex:
     """Index every member of ``run`` in set order (then its re-run sidecar)."""
     index = RunIndex(run)
+    if run.source_format is not None:
+        _index_imported(index, run)
+        return index
     for member in run.members:
         try:
             mno = index.add_member(member)
@@ -297,3 +300,23 @@ def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunI
         except OSError as exc:
             run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {exc.strerror}")
     return index
+
+
+def _index_imported(index: RunIndex, run: Run) -> None:
+    """Convert a foreign trace to a temporary JSONL of ``import/<format>`` records, index that."""
+    import orjson
+
+    from tracetui.core import importers
+
+    fd, tmp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
+    index._temps.append(tmp)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for record in importers.convert(run.base, run.source_format or ""):
+                out.write(orjson.dumps(record, default=str) + b"\n")
+    except (OSError, ValueError) as exc:
+        run.notes.append(f"cannot import {run.source_format} trace: {exc}")
+    # Rows read from the converted copy; locations still name the original file.
+    im = IndexedMember(Member(run.base, 0, False), tmp)
+    index.members.append(im)
+    index.index_member(len(index.members) - 1)

@@ -50,6 +50,8 @@ class Run:
     """Path of ``B.reruns.jsonl`` when it exists."""
     notes: list[str] = field(default_factory=list)
     """Oddities found while discovering (gaps in the numbering, unreadable members)."""
+    source_format: str | None = None
+    """Another agent's trace format (``claude-code``…) when the run is imported; None for ours."""
 
     @property
     def name(self) -> str:
@@ -138,6 +140,11 @@ def open_path(path: str) -> list[Run]:
     folder = folder or os.curdir
     if not os.access(path, os.R_OK):
         raise RunSetError(f"{path}: permission denied")
+    from tracetui.core import importers
+
+    fmt = importers.sniff(path)
+    if fmt is not None:
+        return [Run(base=path, members=[Member(path, 0, path.endswith(".gz"))], source_format=fmt)]
     base_name = split_member_name(name)[0]
     if name.endswith(SIDECAR_SUFFIX):
         base_name = name  # opened on purpose: read the sidecar as a run of its own
