@@ -166,8 +166,11 @@ class Span:
 
 def detect_dialect(obj: dict[str, Any]) -> str:
     """Which dialect a record is written in; raises :class:`NotASpan` for none."""
-    if obj.get("schema") == TRACETUI:
+    schema = obj.get("schema")
+    if schema == TRACETUI:
         return TRACETUI
+    if isinstance(schema, str) and schema.startswith("import/"):
+        return schema[len("import/"):]  # an importer's record: read like tracetui/1
     if isinstance(obj.get("schema"), str) and str(obj["schema"]).startswith("tracetui/"):
         return TRACETUI  # a newer minor version: read what we know
     if "stdout_tail" in obj or "stderr_tail" in obj or ("command" in obj and "argv" not in obj):
