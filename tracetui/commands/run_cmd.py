@@ -1,17 +1,133 @@
-"""`tracetui run` (not built yet)."""
+"""``tracetui run [options] -- ARGV…``: run one command, print the capped view, record the span.
+
+What goes to our stdout/stderr is exactly the record's ``preview_stdout``/``preview_stderr``
+(marker included). When the record carries an ``error`` (could not start, timed out,
+interrupted) one more line, ``tracetui run: <error>``, follows on stderr. The exit status is the
+command's, shell style (128+N for signal N, 127 not found, 126 not executable).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+
+from tracetui.cli import UsageError
+
+
+def _cap(text: str) -> int | None:
+    if text.lower() == "none":
+        return None
+    return _count(text)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be > 0: {text}")
+    return value
+
+
+# Same values as tracetui.core.record's DEFAULT_* (a test checks); repeated here so that building
+# the parser for every `tracetui` invocation does not import the recorder.
+DEFAULT_LOG = "feedback_record.jsonl"
+DEFAULT_CAP = 8192
+DEFAULT_CLIP = "head"
+CLIPS = ("head", "tail", "head_tail")
+DEFAULT_MAX_BYTES = 1 << 20
+DEFAULT_KEEP = 4
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("run", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "run",
+        help="record one command: print the capped view, append an honest span",
+        description="Run ARGV (no shell, stdin closed), print to stdout/stderr exactly the capped "
+        "view the consumer gets, append one tracetui/1 record to the log, and exit with the "
+        "command's status.",
+        usage="tracetui run [options] -- ARGV…",
+    )
+    p.add_argument("--log", default=DEFAULT_LOG, metavar="B",
+                   help=f"base file of the run (default: ./{DEFAULT_LOG})")
+    p.add_argument("--cap", type=_cap, default=DEFAULT_CAP, metavar="N",
+                   help=f"bytes shown per stream, or 'none' (default: {DEFAULT_CAP})")
+    p.add_argument("--clip", choices=CLIPS, default=DEFAULT_CLIP,
+                   help="which part is shown when a stream exceeds the cap (default: head)")
+    p.add_argument("--note", metavar="S", help="one-line expectation, written before the result")
+    p.add_argument("--parent", metavar="ID", help="command_id of the attempt this one retries")
+    p.add_argument("--max-bytes", type=_count, default=DEFAULT_MAX_BYTES, metavar="N",
+                   help="rotate the base file past this size (default: 1 MiB)")
+    p.add_argument("--keep", type=_count, default=DEFAULT_KEEP, metavar="K",
+                   help=f"rotated members kept (default: {DEFAULT_KEEP})")
+    p.add_argument("--timeout", type=_seconds, metavar="S",
+                   help="kill the command's process group after S seconds")
+    p.add_argument("--redact", action="append", default=[], metavar="REGEX",
+                   help="extra secret pattern replaced in previews (repeatable)")
+    p.add_argument("--tool-name", metavar="NAME", help="tool name (default: basename of ARGV[0])")
+    p.add_argument("argv", nargs=argparse.REMAINDER, help="the command, after --")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui run: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.core.record import run_with_feedback
+    from tracetui.core.redact import Redactor
+    from tracetui.core.rotate import lock_path
+
+    argv = list(args.argv)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise UsageError("run: no command given (usage: tracetui run [options] -- ARGV…)")
+    if args.max_bytes <= 0:
+        raise UsageError("run: --max-bytes must be > 0")
+    try:
+        redactor = Redactor.with_patterns(args.redact)
+    except re.error as exc:
+        raise UsageError(f"run: bad --redact pattern: {exc}") from None
+    log = os.path.abspath(args.log)
+    # Fail before running anything when the record could not be written afterwards.
+    try:
+        os.close(os.open(lock_path(log), os.O_RDWR | os.O_CREAT, 0o644))
+    except OSError as exc:
+        raise UsageError(f"run: cannot write the log {args.log}: {exc.strerror or exc}") from None
+    try:
+        result = run_with_feedback(
+            argv, log=log, cap=args.cap, clip=args.clip, note=args.note, parent=args.parent,
+            timeout=args.timeout, max_bytes=args.max_bytes, keep=args.keep, redactor=redactor,
+            tool_name=args.tool_name, handle_signals=True,
+        )
+    except OSError as exc:  # the command ran, but the record could not be appended
+        print(f"tracetui run: cannot write the log {args.log}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    _emit(sys.stdout, result.stdout_view)
+    _emit(sys.stderr, result.stderr_view)
+    if result.record["error"]:
+        print(f"tracetui run: {result.record['error']}", file=sys.stderr)
+    return result.exit_status
+
+
+def _emit(stream: object, text: str) -> None:
+    if not text:
+        return
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
+    else:  # a replaced sys.stdout (tests, embedding) without a byte buffer
+        stream.write(text)  # type: ignore[attr-defined]
+        stream.flush()  # type: ignore[attr-defined]

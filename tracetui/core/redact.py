@@ -62,9 +62,80 @@ class Redactor:
             total += n
         return text, total
 
+    def redact_window(
+        self,
+        text: str,
+        *,
+        before: str = "",
+        after: str = "",
+        cut_before: bool = False,
+        cut_after: bool = False,
+    ) -> tuple[str, int]:
+        """Redact a window shown from a longer stream: ``(redacted window, replacements)``.
+
+        ``before``/``after`` are withheld text just outside the window (context the reader never
+        sees). A secret that straddles the window edge matches in the joined text and its visible
+        part is replaced, so a cap that cuts ``password=hunter2`` in two leaks neither half.
+        ``cut_before``/``cut_after`` say the window edge is a cut: with no context to decide, a
+        partial secret touching the cut (``AKIAIOSF``, ``xoxb-12``…) is replaced all the same.
+        """
+        if not (before or after or cut_before or cut_after):
+            return self.redact(text)
+        lo, hi = len(before), len(before) + len(text)
+        joined = before + text + after
+        spans: list[tuple[int, int]] = []
+        for rule in self.all_rules():
+            for m in rule.pattern.finditer(joined):
+                keep_end = m.end("keep") if "keep" in rule.pattern.groupindex else -1
+                start, end = max(m.start(), keep_end, lo), min(m.end(), hi)
+                if start < end:  # only the part inside the window matters (and nothing when the
+                    spans.append((start - lo, end - lo))  # window only holds the `password=`)
+        text, count = _replace_spans(text, spans)
+        edge: list[tuple[int, int]] = []
+        patterns = (_PARTIAL_END if cut_after else ()) + (_PARTIAL_START if cut_before else ())
+        for pattern in patterns:
+            m = pattern.search(text)
+            if m is not None:
+                keep_end = m.end("keep") if "keep" in pattern.groupindex else m.start()
+                if keep_end < m.end():
+                    edge.append((keep_end, m.end()))
+        text, more = _replace_spans(text, edge)
+        return text, count + more
+
     def findings(self, text: str) -> list[str]:
         """Names of the rules that match somewhere in ``text`` (for lint)."""
         return [r.name for r in self.all_rules() if r.pattern.search(text)]
+
+
+# A secret's visible prefix at a window that ends in a cut, and a private key's visible end at a
+# window that starts in one: shapes that are secret-looking even with their rest withheld.
+_PARTIAL_END: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z"),
+    re.compile(r"\bxox[abposr]-[0-9A-Za-z-]*\Z"),
+    re.compile(r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]+=*\Z"),
+)
+_PARTIAL_START: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
+)
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
+    """Replace each span (merged when they overlap) by the replacement text; count them."""
+    if not spans:
+        return text, 0
+    spans.sort()
+    merged = [list(spans[0])]
+    for start, end in spans[1:]:
+        if start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, pos = [], 0
+    for start, end in merged:
+        out += [text[pos:start], REPLACEMENT]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out), len(merged)
 
 
 def _replace(m: re.Match[str]) -> str:
