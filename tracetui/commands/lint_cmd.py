@@ -1,17 +1,51 @@
-"""`tracetui lint` (not built yet)."""
+"""`tracetui lint PATH… [--format text|json] [--strict]`: check the truncation contract.
+
+Exit 0 when clean, 1 when there are problems (warnings count only with ``--strict``), 2 for
+unusable input or usage. Text lines are ``FILE:LINE: CODE message``; the last line ``issues=N``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+import orjson
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("lint", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("lint", help="check the truncation contract (for CI and postmortems)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--strict", action="store_true", help="fail on warnings too")
+    p.add_argument("--list-rules", action="store_true", help="print every rule code and exit")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui lint: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.cli import UsageError
+    from tracetui.commands.common import load_runs
+    from tracetui.core.lint import RULES, WARNING, lint_index
+
+    if args.list_rules:
+        for code, (severity, text) in RULES.items():
+            print(f"{code} {severity:7} {text}")
+        return 0
+    if not args.paths:
+        raise UsageError("lint: give at least one PATH (a run file, a rotated member or a directory)")
+    issues = [i for ix in load_runs(args.paths) for i in lint_index(ix)]
+    errors = sum(1 for i in issues if i.severity != WARNING)
+    warnings = len(issues) - errors
+    if args.format == "json":
+        doc = {"issues": [i.as_dict() for i in issues], "count": len(issues),
+               "errors": errors, "warnings": warnings}
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        from tracetui.core.text import neutralize_line
+
+        out = sys.stdout
+        for i in issues:
+            out.write(f"{i.file}:{i.line}: {i.code} {neutralize_line(i.message)}\n")
+        out.write(f"issues={len(issues)}\n")
+    if errors or (args.strict and warnings):
+        return 1
+    return 0
