@@ -93,6 +93,18 @@ def window_limits(cap: int, clip: str) -> tuple[int, int]:
     return cap - cap // 2, cap // 2  # head_tail: half each, the odd byte to the head
 
 
+def tap_limits(cap: int | None, clip: str) -> tuple[int | None, int]:
+    """Head and tail buffer sizes for a :class:`StreamTap` feeding :func:`build_view`.
+
+    Each side keeps its window plus redaction context; together they always cover a stream of
+    at most ``cap`` bytes, so an untruncated preview can be rebuilt whole. Uncapped keeps all.
+    """
+    if cap is None:
+        return None, 0
+    head_n, tail_n = window_limits(cap, clip)
+    return head_n + CONTEXT, (tail_n + CONTEXT) if tail_n else 0
+
+
 @dataclass(frozen=True, slots=True)
 class StreamView:
     """One stream cut, redacted and described."""
@@ -344,14 +356,7 @@ def run_with_feedback(
         raise ValueError("timeout must be > 0")
     redactor = redactor or Redactor()
     run_dir = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
-    if cap is None:
-        head_keep, tail_keep = None, 0
-    else:
-        head_n, tail_n = window_limits(cap, clip)
-        # Each side keeps its window plus redaction context; together they always cover a
-        # stream of at most `cap` bytes, so an untruncated preview can be rebuilt whole.
-        head_keep = head_n + CONTEXT
-        tail_keep = (tail_n + CONTEXT) if tail_n else 0
+    head_keep, tail_keep = tap_limits(cap, clip)
     cancel = cancel or threading.Event()
     caught: list[int] = []
     previous = _install_handlers(cancel, caught) if handle_signals else {}

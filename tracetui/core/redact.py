@@ -22,19 +22,32 @@ class Rule:
     """Short name reported by lint (``bearer``, ``aws-key``…)."""
     pattern: re.Pattern[str]
     """What to find. Group ``keep``, when present, is kept in front of the replacement."""
+    partial_end: re.Pattern[str] | None = None
+    """A visible start of this secret at the end of a window cut there; None: no such shape."""
+    partial_start: re.Pattern[str] | None = None
+    """A visible end of this secret at the start of a window cut there; None: no such shape."""
 
 
-def _rule(name: str, regex: str, flags: int = 0) -> Rule:
-    return Rule(name, re.compile(regex, flags))
+def _rule(name: str, regex: str, flags: int = 0, *, end: str = "", start: str = "") -> Rule:
+    return Rule(
+        name,
+        re.compile(regex, flags),
+        re.compile(end) if end else None,
+        re.compile(start) if start else None,
+    )
 
 
+# The partial shapes (`end=`, `start=`) are what is still recognisable when a cap cuts the secret
+# and no withheld context is at hand: a key-id prefix, a token prefix, a key block's last lines.
 DEFAULT_RULES: tuple[Rule, ...] = (
-    _rule("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*\Z)", re.S),
-    _rule("bearer", r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]{8,}=*"),
+    _rule("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*\Z)", re.S,
+          start=r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
+    _rule("bearer", r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]{8,}=*",
+          end=r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]+=*\Z"),
     _rule("password", r"(?P<keep>\b(?i:password|passwd|pwd)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"),
     _rule("api-key", r"(?P<keep>\b(?i:api[_-]?key)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"),
-    _rule("aws-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    _rule("slack-token", r"\bxox[abposr]-[0-9A-Za-z-]{10,}"),
+    _rule("aws-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", end=r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z"),
+    _rule("slack-token", r"\bxox[abposr]-[0-9A-Za-z-]{10,}", end=r"\bxox[abposr]-[0-9A-Za-z-]*\Z"),
 )
 
 
@@ -92,7 +105,8 @@ class Redactor:
                     spans.append((start - lo, end - lo))  # window only holds the `password=`)
         text, count = _replace_spans(text, spans)
         edge: list[tuple[int, int]] = []
-        patterns = (_PARTIAL_END if cut_after else ()) + (_PARTIAL_START if cut_before else ())
+        patterns = [r.partial_end for r in self.all_rules() if cut_after and r.partial_end]
+        patterns += [r.partial_start for r in self.all_rules() if cut_before and r.partial_start]
         for pattern in patterns:
             m = pattern.search(text)
             if m is not None:
@@ -105,18 +119,6 @@ class Redactor:
     def findings(self, text: str) -> list[str]:
         """Names of the rules that match somewhere in ``text`` (for lint)."""
         return [r.name for r in self.all_rules() if r.pattern.search(text)]
-
-
-# A secret's visible prefix at a window that ends in a cut, and a private key's visible end at a
-# window that starts in one: shapes that are secret-looking even with their rest withheld.
-_PARTIAL_END: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z"),
-    re.compile(r"\bxox[abposr]-[0-9A-Za-z-]*\Z"),
-    re.compile(r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]+=*\Z"),
-)
-_PARTIAL_START: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
-)
 
 
 def _replace_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
