@@ -290,6 +290,8 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
         or (nbytes is not None and cap is not None and nbytes > cap)
         or marker is not None
     )
+    if not truncated and nbytes is None and flag is None:
+        truncated = None  # no byte count, no flag, no marker: nothing tells either way
     clip = f.str_(f"{s}_clip")
     if clip not in (None, "head", "tail", "head_tail"):
         f.problems.append(f"{s}_clip: unknown clip mode {clip!r}")

@@ -1,0 +1,90 @@
+"""Discovery and set order of rotated members, directories of runs, sidecars."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import tool
+from tracetui.core.index import build_index
+from tracetui.core.runset import RunSetError, open_path, split_member_name
+
+SPLITS = [
+    ("base", "B", ("B", 0, False)),
+    ("first", "B.1", ("B", 1, False)),
+    ("ten", "B.10", ("B", 10, False)),
+    ("gz", "B.2.gz", ("B", 2, True)),
+    ("jsonl", "feedback_record.jsonl.3", ("feedback_record.jsonl", 3, False)),
+    ("gz-base", "run.jsonl.gz", ("run.jsonl", 0, True)),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), [c[1:] for c in SPLITS], ids=[c[0] for c in SPLITS])
+def test_split_member_name(name: str, expected: tuple[Any, ...]) -> None:
+    assert split_member_name(name) == expected
+
+
+def names(run: Any) -> list[str]:
+    return [os.path.basename(m.path) for m in run.members]
+
+
+def test_natural_order_oldest_first(make_run: Any) -> None:
+    members = {f"B.jsonl.{n}": [tool(f"id{n}")] for n in range(1, 12)}
+    members["B.jsonl"] = [tool("id0")]
+    root = make_run(members)
+    (run,) = open_path(str(root / "B.jsonl"))
+    assert names(run) == [f"B.jsonl.{n}" for n in range(11, 0, -1)] + ["B.jsonl"]
+    ix = build_index(run)
+    assert ix.ids == [f"id{n}" for n in range(11, -1, -1)]
+
+
+def test_gz_member_read_transparently(make_run: Any) -> None:
+    root = make_run({"B.jsonl": [tool("c")], "B.jsonl.1": [tool("b")], "B.jsonl.2.gz": [tool("a")]})
+    (run,) = open_path(str(root / "B.jsonl.2.gz"))  # any member names its run
+    assert names(run) == ["B.jsonl.2.gz", "B.jsonl.1", "B.jsonl"]
+    ix = build_index(run)
+    assert ix.ids == ["a", "b", "c"]
+    assert ix.span(0).command_id == "a"  # random access into the gz member works
+
+
+def test_directory_of_several_runs_and_sidecar(make_run: Any) -> None:
+    root = make_run({
+        "agent-a.jsonl": [tool("a1")], "agent-a.jsonl.1": [tool("a0")],
+        "agent-b.jsonl": [tool("b1")], "agent-a.jsonl.reruns.jsonl": [tool("r1", parent_command_id="a1")],
+        "notes.txt": ["hello\n"], "B.lock": [""],
+    })
+    runs = open_path(str(root))
+    assert [os.path.basename(r.base) for r in runs] == ["agent-a.jsonl", "agent-b.jsonl"]
+    assert runs[0].sidecar is not None and runs[0].sidecar.endswith("agent-a.jsonl.reruns.jsonl")
+    ix = build_index(runs[0])
+    assert ix.ids == ["a0", "a1", "r1"]
+    assert ix.stats.spans == 2  # the re-run is a row but not a fact about the trace
+
+
+def test_missing_members_are_noted(make_run: Any) -> None:
+    root = make_run({"B.jsonl": [tool("c")], "B.jsonl.1": [tool("b")], "B.jsonl.3": [tool("a")]})
+    (run,) = open_path(str(root / "B.jsonl"))
+    assert run.notes == ["rotation members missing: .2"]
+
+
+ERRORS = [
+    ("missing-path", "nope.jsonl", "no such file or directory"),
+    ("empty-dir", "", "no run files (*.jsonl) in this directory"),
+]
+
+
+@pytest.mark.parametrize(("rel", "message"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
+def test_unusable_paths(tmp_path: Path, rel: str, message: str) -> None:
+    with pytest.raises(RunSetError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+        open_path(str(tmp_path / rel) if rel else str(tmp_path))
+
+
+def test_relative_cwd_resolves_against_run_folder(make_run: Any) -> None:
+    root = make_run({"B.jsonl": [tool("a")]})
+    (run,) = open_path(str(root / "B.jsonl"))
+    assert run.resolve_cwd("tools") == str(root / "tools")
+    assert run.resolve_cwd("/abs") == "/abs"
+    assert run.resolve_cwd(None) == str(root)
