@@ -140,13 +140,15 @@ def _shown_bytes(preview: str) -> int:
     return len(preview.encode())
 
 
-def _comparable(rec: dict[str, Any]) -> bool:
-    # Redaction changes lengths and a binary preview is a rendering, not the bytes.
+def _comparable(rec: dict[str, Any], span: Span) -> bool:
+    # Redaction and U+FFFD replacement change lengths; a binary preview is a rendering, not bytes.
+    if any(p.startswith(UTF8_NOTE) for p in span.problems):
+        return False
     return rec.get("encoding") != "binary" and not rec.get("redacted")
 
 
 def rule_preview_over_cap(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
-    if not _comparable(rec):
+    if not _comparable(rec, span):
         return
     for st in span.streams:
         if st.cap is not None and st.preview and (shown := _shown_bytes(st.preview)) > st.cap:
@@ -154,7 +156,7 @@ def rule_preview_over_cap(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
 
 
 def rule_bytes_below_preview(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
-    if not _comparable(rec):
+    if not _comparable(rec, span):
         return
     for st in span.streams:
         if st.bytes is not None and st.preview and (shown := _shown_bytes(st.preview)) > st.bytes:

@@ -1,0 +1,76 @@
+"""Retry chains: branching, attempt numbers, missing parents, cycles, duplicate ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import tool
+from tracetui.core.chains import ChainIndex
+from tracetui.core.index import build_index
+from tracetui.core.runset import open_path
+
+
+def index_of(make_run: Any, records: list[dict[str, Any]], members: int = 1) -> Any:
+    # Spread records over rotated members so chains cross them.
+    per = max(1, len(records) // members)
+    files: dict[str, list[Any]] = {}
+    for i in range(members):
+        name = "B.jsonl" if i == members - 1 else f"B.jsonl.{members - 1 - i}"
+        chunk = records[i * per:] if i == members - 1 else records[i * per:(i + 1) * per]
+        files[name] = chunk
+    root = make_run(files)
+    return build_index(open_path(str(root / "B.jsonl"))[0])
+
+
+def shape(ix: Any, chain: Any) -> list[tuple[str, int]]:
+    return [(ix.ids[n.row], n.attempt) for n in chain.nodes()]
+
+
+def test_branching_tree_across_members(make_run: Any) -> None:
+    ix = index_of(make_run, [
+        tool("a", exit_code=1), tool("x"), tool("b", parent_command_id="a", exit_code=1),
+        tool("c", parent_command_id="a", exit_code=1), tool("d", parent_command_id="b"),
+    ], members=3)
+    chains = ChainIndex(ix)
+    chain = chains.chain(ix.id_rows["d"])
+    assert shape(ix, chain) == [("a", 1), ("b", 2), ("d", 3), ("c", 2)]
+    assert chain.missing_parent is None and not chain.cycle
+    assert shape(ix, chains.chain(ix.id_rows["x"])) == [("x", 1)]
+    assert [ix.ids[c.root.row] for c in chains.multi_attempt_chains()] == ["a"]
+
+
+def test_missing_parent_is_a_marked_root(make_run: Any) -> None:
+    ix = index_of(make_run, [tool("b", parent_command_id="gone"), tool("c", parent_command_id="b")])
+    chain = ChainIndex(ix).chain(ix.id_rows["c"])
+    assert shape(ix, chain) == [("b", 1), ("c", 2)]
+    assert chain.missing_parent == "gone"
+
+
+def test_cycle_terminates_and_is_reported(make_run: Any) -> None:
+    ix = index_of(make_run, [
+        tool("a", parent_command_id="c"), tool("b", parent_command_id="a"), tool("c", parent_command_id="b"),
+    ])
+    chains = ChainIndex(ix)
+    chain = chains.chain(ix.id_rows["b"])
+    assert chain.cycle
+    assert sorted(ix.ids[r] for r in chain.rows()) == ["a", "b", "c"]
+    assert chains.cycles() == [[0, 1, 2]]
+
+
+def test_self_parent_is_not_a_loop(make_run: Any) -> None:
+    ix = index_of(make_run, [tool("a", parent_command_id="a")])
+    assert shape(ix, ChainIndex(ix).chain(0)) == [("a", 1)]
+
+
+def test_duplicate_ids_are_recorded_first_wins(make_run: Any) -> None:
+    ix = index_of(make_run, [tool("a"), tool("a", exit_code=3), tool("b", parent_command_id="a")])
+    assert ix.duplicates == {"a": [0, 1]}
+    assert shape(ix, ChainIndex(ix).chain(2)) == [("a", 1), ("b", 2)]
+
+
+def test_long_chain_has_attempt_numbers(make_run: Any) -> None:
+    recs = [tool("s0")] + [tool(f"s{i}", parent_command_id=f"s{i - 1}") for i in range(1, 2000)]
+    ix = index_of(make_run, recs, members=4)
+    chain = ChainIndex(ix).chain(ix.id_rows["s1000"])
+    nodes = chain.nodes()
+    assert len(nodes) == 2000 and nodes[-1].attempt == 2000
