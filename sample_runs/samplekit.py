@@ -58,8 +58,12 @@ def run_one(run_dir: Path, argv: list[str]) -> Result:
     try:
         proc = subprocess.run(real, cwd=run_dir, stdin=subprocess.DEVNULL, capture_output=True,
                               env=env, timeout=60, check=False)
+    except FileNotFoundError:
+        return Result(None, f"command not found: {argv[0]}", b"", b"")  # the recorder's wording
+    except PermissionError:
+        return Result(None, f"permission denied: {argv[0]}", b"", b"")
     except OSError as exc:
-        return Result(None, f"{type(exc).__name__}: {exc}", b"", b"")
+        return Result(None, f"cannot execute {argv[0]}: {exc.strerror or exc}", b"", b"")
     return Result(proc.returncode, None, proc.stdout, proc.stderr)
 
 
@@ -86,7 +90,8 @@ def _suffix(data: bytes, n: int) -> bytes:
 def clip(data: bytes, cap: int | None, mode: str) -> tuple[bytes, bytes] | None:
     """The kept (head, tail) windows, or None when nothing is withheld.
 
-    head_tail gives the head half the cap (rounded down) and the tail whatever the head left.
+    head_tail keeps ``cap - cap // 2`` bytes at the head and ``cap // 2`` at the tail (the odd
+    byte goes to the head), each cut back to a character boundary, as tracetui's recorder does.
     """
     if cap is None or len(data) <= cap:
         return None
@@ -94,8 +99,7 @@ def clip(data: bytes, cap: int | None, mode: str) -> tuple[bytes, bytes] | None:
         return _prefix(data, cap), b""
     if mode == "tail":
         return b"", _suffix(data, cap)
-    head = _prefix(data, cap // 2)
-    return head, _suffix(data, cap - len(head))
+    return _prefix(data, cap - cap // 2), _suffix(data, cap // 2)
 
 
 def json_list(data: bytes) -> tuple[str | None, int] | None:
@@ -143,8 +147,9 @@ def _stream(s: str, data: bytes, cap: int | None, mode: str) -> tuple[dict, str]
     """The ``{s}_*`` fields of a tracetui/1 record and the exact preview for one stream."""
     cut = clip(data, cap, mode)
     if cut is None:
+        # Like the recorder, the clip mode is written whenever a cap applies.
         fields = {f"{s}_bytes": len(data), f"{s}_cap": cap, f"{s}_truncated": False,
-                  f"{s}_clip": None, f"{s}_sha256": sha(data), f"{s}_full_sha256": sha(data),
+                  f"{s}_clip": mode if cap is not None else None, f"{s}_sha256": sha(data), f"{s}_full_sha256": sha(data),
                   f"{s}_head_sha256": None, f"{s}_head_bytes": None,
                   f"{s}_tail_sha256": None, f"{s}_tail_bytes": None}
         return fields, data.decode("utf-8", "replace")
@@ -152,8 +157,13 @@ def _stream(s: str, data: bytes, cap: int | None, mode: str) -> tuple[dict, str]
     withheld = len(data) - len(head) - len(tail)
     fields = {f"{s}_bytes": len(data), f"{s}_cap": cap, f"{s}_truncated": True,
               f"{s}_clip": mode, f"{s}_sha256": None, f"{s}_full_sha256": sha(data),
-              f"{s}_head_sha256": sha(head) if head else None, f"{s}_head_bytes": len(head),
-              f"{s}_tail_sha256": sha(tail) if tail else None, f"{s}_tail_bytes": len(tail)}
+              f"{s}_head_sha256": None, f"{s}_head_bytes": None,
+              f"{s}_tail_sha256": None, f"{s}_tail_bytes": None}
+    # Only the kept windows are described: a head cut has no tail window, and vice versa.
+    if mode != "tail":
+        fields[f"{s}_head_sha256"], fields[f"{s}_head_bytes"] = sha(head), len(head)
+    if mode != "head":
+        fields[f"{s}_tail_sha256"], fields[f"{s}_tail_bytes"] = sha(tail), len(tail)
     preview = ""
     if mode != "tail":
         preview += head.decode("utf-8", "replace")
@@ -188,10 +198,10 @@ def tracetui_record(*, command_id: str, parent: str | None, tool_name: str, argv
     rec["encoding"] = _encoding(result)
     rec["ok_preview"] = result.exit_code == 0 and not (rec["stdout_truncated"] or rec["stderr_truncated"])
     rec["redacted"] = 0
-    listed = json_list(result.stdout)
-    if listed is not None:
-        rec["stdout_items"] = listed[1]
-        rec["preview_stdout_items"] = complete_items(previews["stdout"], listed[0])
+    for s in STREAMS:
+        listed = json_list(getattr(result, s))
+        rec[f"{s}_items"] = None if listed is None else listed[1]
+        rec[f"preview_{s}_items"] = None if listed is None else complete_items(previews[s], listed[0])
     return rec
 
 
