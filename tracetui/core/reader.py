@@ -155,7 +155,7 @@ def _json_reason(raw: RawLine, exc: orjson.JSONDecodeError) -> str:
     msg = str(exc).split(":", 1)[0]
     if not raw.complete:
         return f"truncated line (no newline at end of file): {msg}"
-    return f"malformed JSON: {msg} (column {exc.colno})"
+    return f"malformed JSON at column {exc.colno}: {msg}"
 
 
 def _head(data: bytes, n: int = 200) -> str:
