@@ -1,17 +1,205 @@
-"""`tracetui rerun` (not built yet)."""
+"""`tracetui rerun PATH --id ID [--yes] [--timeout S] [--json] [--no-normalize RULE…]`.
+
+The side pane's re-run, headless: find the span, show its exact argv and cwd (a trace file is
+untrusted input), ask on a terminal or require ``--yes``, run it uncapped (no shell, stdin
+closed, output spooled to disk), then print exit and bytes then/now, the hash verdict per stream,
+the normalised diff of the stored preview against the same window of the new output, and the
+start of what the agent never saw. The re-run is appended to ``B.reruns.jsonl``.
+
+Exit 0 when the re-run ran (whatever its own exit), 1 when it could not start or timed out,
+2 for usage errors (unknown id, no confirmation), 130 when interrupted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
+import signal
 import sys
+import threading
+from typing import Any
+
+DEFAULT_TIMEOUT = 600.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("rerun", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "rerun",
+        help="re-run one span's argv uncapped and diff it against the stored preview",
+        description="Re-run one span's argv uncapped and compare it with what the trace stored. "
+        "The command comes from a trace file: check it before confirming.",
+    )
+    p.add_argument("path", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("--id", required=True, metavar="ID", help="command_id of the span (a unique prefix is enough)")
+    p.add_argument("--yes", "-y", action="store_true", help="run without asking (required without a terminal)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                   help=f"kill the re-run's process group after S seconds (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-normalize", action="append", nargs="+", default=[], metavar="RULE",
+                   help="switch a diff normalisation rule off: ansi, timestamps, durations, hex, tmp, all")
+    p.add_argument("--excerpt", type=int, default=8192, metavar="BYTES",
+                   help="how much of the never-seen part to print (default 8192)")
+    p.add_argument("--no-sidecar", action="store_true", help="do not append the re-run to B.reruns.jsonl")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui rerun: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.cli import UsageError
+    from tracetui.commands.common import load_runs
+    from tracetui.core import rerun
+    from tracetui.core.normalize import RULE_NAMES, parse_rules
+
+    try:
+        off = parse_rules(name for group in args.no_normalize for name in group)
+    except ValueError as exc:
+        raise UsageError(f"rerun: {exc}") from None
+    rules = tuple(r for r in RULE_NAMES if r not in off)
+    if args.timeout <= 0:
+        raise UsageError("rerun: --timeout must be > 0")
+    if args.excerpt < 0:
+        raise UsageError("rerun: --excerpt must be >= 0")
+    try:
+        target = rerun.find_target(load_runs([args.path]), args.id)
+    except rerun.RerunError as exc:
+        raise UsageError(f"rerun: {exc}") from None
+
+    _announce(target)
+    if not args.yes and not _confirm():
+        return 2
+
+    cancel = threading.Event()
+    interrupted: list[int] = []
+
+    def on_sigint(signum: int, _frame: object) -> None:
+        interrupted.append(signum)
+        cancel.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    live = sys.stderr.isatty() and not args.json
+    try:
+        result = rerun.rerun(
+            target, timeout=args.timeout, cancel=cancel, rules=rules,
+            progress=_progress if live else None, write_sidecar=not args.no_sidecar,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if live:
+            sys.stderr.write("\r\x1b[K")
+    with result:
+        if args.json:
+            doc = rerun.summary(result, rules, args.excerpt)
+            sys.stdout.write(_safe_json(doc) + "\n")
+        else:
+            _print_text(result, rules, args.excerpt)
+        if result.sidecar_error:
+            print(f"tracetui: {result.sidecar_error}", file=sys.stderr)
+        if interrupted:
+            return 130
+        if result.captured.error:
+            print(f"tracetui: re-run failed: {_line(result.captured.error)}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _line(text: str) -> str:
+    from tracetui.core.text import neutralize_line
+
+    return neutralize_line(text)
+
+
+def _announce(target: Any) -> None:
+    from tracetui.core.text import quote_argv
+
+    err = sys.stderr
+    err.write("This command comes from a trace file (untrusted input). It will run uncapped:\n")
+    err.write(f"  argv  {quote_argv(target.argv)}\n")
+    err.write(f"  cwd   {_line(target.cwd)}\n")
+    err.write(f"  span  {_line(target.command_id or '?')}  ({_line(target.index.run.name)})\n")
+
+
+def _confirm() -> bool:
+    if not sys.stdin.isatty():
+        print("tracetui: rerun: refusing to run a command from a trace without confirmation; "
+              "no terminal to ask on: pass --yes", file=sys.stderr)
+        return False
+    sys.stderr.write("Run it? [y/N] ")
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline().strip().lower()
+    except (EOFError, KeyboardInterrupt):
+        answer = ""
+    if answer not in ("y", "yes"):
+        print("tracetui: rerun: not confirmed; nothing was run", file=sys.stderr)
+        return False
+    return True
+
+
+def _progress(elapsed: float, out: int, err: int) -> None:
+    sys.stderr.write(f"\r\x1b[K  running {elapsed:6.1f}s   stdout {out:,} B   stderr {err:,} B")
+    sys.stderr.flush()
+
+
+# JSON keeps C0 controls escaped; C1 controls and bidi overrides are escaped here as well so the
+# output is safe on a terminal and still the same data.
+_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _safe_json(doc: dict[str, Any]) -> str:
+    import orjson
+
+    text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _fmt_bytes(n: int | None) -> str:
+    return "?" if n is None else f"{n:,} B"
+
+
+def _write_block(out: Any, text: str) -> None:
+    from tracetui.core.text import neutralize
+
+    out.write(neutralize(text))
+    if text and not text.endswith("\n"):
+        out.write("\n")
+
+
+def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
+    from tracetui.core.spans import STREAMS
+    from tracetui.core.text import neutralize
+
+    out = sys.stdout
+    span = result.target.span
+    now = result.captured.exit_code
+    out.write(f"exit      then {span.exit_code if span.exit_code is not None else 'null'}"
+              f"   now {now if now is not None else 'null'}\n")
+    if result.captured.error:
+        out.write(f"error     {_line(result.captured.error)}\n")
+    for s in STREAMS:
+        c = result.comparison(s)
+        seen = "whole stream" if c.windows.clip == "whole" else f"{c.windows.clip} window"
+        out.write(f"{s:9} then {_fmt_bytes(c.bytes_then):>14}   now {_fmt_bytes(c.bytes_now):>14}   "
+                  f"{c.verdict}   ({seen}; {c.windows.unseen_bytes:,} B never seen by the agent)\n")
+    label = ", ".join(rules) if rules else "none"
+    for s in STREAMS:
+        lines = result.stream_diff(s, rules)
+        c = result.comparison(s)
+        if not lines:
+            note = " (differs only before normalisation)" if c.changed_raw else ""
+            out.write(f"\n{s}: the stored preview matches the same window of the re-run{note}\n")
+            continue
+        out.write(f"\n{s}: diff of the stored preview against the same window (normalised: {label})\n")
+        for line in lines:
+            out.write(neutralize(line) + "\n")
+    for s in STREAMS:
+        c = result.comparison(s)
+        if not c.windows.unseen_bytes:
+            continue
+        ex = result.unseen_excerpt(s, excerpt)
+        out.write(f"\n{s}: never seen by the agent: {c.windows.unseen_bytes:,} B from byte "
+                  f"{c.windows.unseen_start:,}\n")
+        _write_block(out, ex.start)
+        if ex.end or ex.skipped:
+            out.write(f"[… {ex.skipped:,} B not shown here (--excerpt BYTES shows more) …]\n")
+        _write_block(out, ex.end)
+    if result.sidecar:
+        out.write(f"\nrecorded as {_line(str(result.record.get('command_id')))} in {_line(result.sidecar)}\n")

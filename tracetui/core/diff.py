@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -309,20 +308,33 @@ def read_unseen(new: Output, windows: Windows, offset: int = 0, limit: int = EXC
     return new.read(windows.unseen_start + offset, size)
 
 
-def unseen_excerpt(new: Output, windows: Windows, limit: int = EXCERPT, binary: bool = False) -> str:
-    """The start of the never-seen part as text, cut back to a line end when one is near."""
-    data = read_unseen(new, windows, 0, limit)
-    if len(data) == limit and len(data) < windows.unseen_bytes:
-        cut = data.rfind(b"\n")
-        if cut >= limit // 2:
-            data = data[: cut + 1]
-    return decode(data, binary)
+@dataclass(frozen=True, slots=True)
+class Excerpt:
+    """A bounded look at the never-seen part: its start, what was skipped, its end."""
+
+    start: str
+    """The first bytes of the part (all of it when it is small), cut back to a line end."""
+    skipped: int
+    """Bytes between ``start`` and ``end`` that are not shown (0 when nothing was left out)."""
+    end: str
+    """The last bytes of the part, from a line start; empty when ``start`` holds everything."""
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+def unseen_excerpt(new: Output, windows: Windows, limit: int = EXCERPT, binary: bool = False) -> Excerpt:
+    """At most ``2 * limit`` bytes of the never-seen part: its start and its end (where summaries
+    and final errors usually are), each cut at a line boundary when one is near."""
+    total = windows.unseen_bytes
+    if limit <= 0 or total == 0:
+        return Excerpt("", total, "")
+    if total <= 2 * limit:
+        return Excerpt(decode(read_unseen(new, windows, 0, total), binary), 0, "")
+    head = read_unseen(new, windows, 0, limit)
+    cut = head.rfind(b"\n")
+    if cut >= limit // 2:
+        head = head[: cut + 1]
+    tail_from = total - limit
+    tail = read_unseen(new, windows, tail_from, limit)
+    cut = tail.find(b"\n")
+    if 0 <= cut < limit // 2:
+        tail, tail_from = tail[cut + 1 :], tail_from + cut + 1
+    return Excerpt(decode(head, binary), tail_from - len(head), decode(tail, binary))

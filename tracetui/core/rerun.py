@@ -115,7 +115,8 @@ class RerunResult:
         """Bytes ``offset`` … ``offset + limit`` of the part of one stream the agent never saw."""
         return diff.read_unseen(self.captured.stream(name), self.comparison(name).windows, offset, limit)
 
-    def unseen_excerpt(self, name: str, limit: int = diff.EXCERPT) -> str:
+    def unseen_excerpt(self, name: str, limit: int = diff.EXCERPT) -> diff.Excerpt:
+        """The start and the end of what the agent never saw (at most ``2 * limit`` bytes)."""
         return diff.unseen_excerpt(self.captured.stream(name), self.comparison(name).windows, limit, self.binary)
 
     def close(self) -> None:
@@ -332,7 +333,10 @@ def summary(result: RerunResult, rules: Iterable[str] = RULE_NAMES, excerpt: int
         doc[f"{s}_unseen_start"] = c.windows.unseen_start
     doc["diff"] = "\n".join(result.stream_diff("stderr", rules))
     doc["stdout_diff"] = "\n".join(result.stream_diff("stdout", rules))
-    doc["unseen_excerpt"] = {s: result.unseen_excerpt(s, excerpt) for s in STREAMS}
+    excerpts = {s: result.unseen_excerpt(s, excerpt) for s in STREAMS}
+    doc["unseen_excerpt"] = {s: e.start for s, e in excerpts.items()}
+    doc["unseen_excerpt_skipped"] = {s: e.skipped for s, e in excerpts.items()}
+    doc["unseen_excerpt_end"] = {s: e.end for s, e in excerpts.items()}
     doc["sidecar"] = result.sidecar
     doc["sidecar_error"] = result.sidecar_error
     doc["rerun_command_id"] = result.record.get("command_id") if result.record else None
