@@ -143,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     flaky_billing(args.out)
     silent_json(args.out)
-    samplerotated.build(prepare(args.out, "rotated"), ident)
+    max_bytes = samplerotated.build(prepare(args.out, "rotated"), ident)
+    # Diagnostics on stderr: stdout stays free for --facts.
+    print(f"wrote {', '.join(RUNS)} under {args.out} (rotated with max_bytes={max_bytes})",
+          file=sys.stderr)
     return 0
 
 
