@@ -1,0 +1,554 @@
+"""Live following of a run being written and rotated (SPEC §3, §5 Live).
+
+A :class:`Follower` keeps a :class:`~tracetui.core.index.RunIndex` up to date with a run while a
+writer appends to its base file ``B`` and rotates it. It is pure and synchronous at heart:
+:meth:`Follower.poll_once` reads whatever is new and returns; :meth:`Follower.start` runs that in
+a background thread woken by file-system events (:mod:`tracetui.core.watch`).
+
+What it copes with, and how:
+
+* **Appends and partial lines** — only complete lines become rows; a last line without its
+  newline is re-read on the next poll (a writer may still be writing it). Once its file can no
+  longer grow (rotated away), the partial line is read as it is.
+* **Rotation by rename** (``B`` → ``B.1``, new ``B``) — files are known by ``(st_dev, st_ino)``,
+  not by name: the old base is finished through the handle already open, then the new ``B`` is
+  followed. Member paths in the index follow their inodes, so rows stay readable.
+* **Copy-and-truncate** (``B`` copied to ``B.1``, ``B`` truncated) — the base shrinks, or its
+  first bytes change. The copy is found by content (its first bytes match what was consumed);
+  the rows already indexed now point into it and its unread rest is read; then ``B`` starts
+  afresh as a new member, so nothing is read twice.
+* **Generations missed between two polls** (a fast writer rotating twice) — files of the set that
+  are neither known inodes nor copies of known content are new generations: read in set order
+  before the new base.
+* **Compressed members** (``B.2`` → ``B.2.gz``) — nothing new to read; the member is re-pointed
+  to a decompressed copy so its rows stay readable.
+* **Deleted members** — their rows become "cannot read … (rotated away?)" rows when shown.
+* **Back-pressure** — ``backlog()`` above ``max_backlog`` pauses reading; each poll reads at
+  most ``batch`` rows so a consumer gets bounded batches.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO
+
+from tracetui.core.index import IndexedMember, RunIndex
+from tracetui.core.reader import BadLine, iter_lines, parse_line
+from tracetui.core.runset import Member, Run, split_member_name
+from tracetui.core.spans import Span
+from tracetui.core.watch import DirWatch, Waiter, make_waiter
+
+HEAD = 1024
+"""Bytes of a file's start remembered to recognise its copies (copy-truncate, gzip)."""
+RESCAN_EVERY = 2.0
+"""Seconds between full directory rescans even when the folder's mtime did not change."""
+
+Item = Span | BadLine
+RowsCallback = Callable[[int, list[Item]], None]
+"""``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
+
+
+@dataclass(slots=True, eq=False)
+class _File:
+    """A member file the follower knows: how to recognise it and how far it was read."""
+
+    path: str
+    number: int
+    gz: bool
+    ident: tuple[int, int] | None
+    """``(st_dev, st_ino)`` of the file itself (of the ``.gz`` for compressed members)."""
+    head: bytes = b""
+    """Its first bytes (decompressed), up to HEAD and never past what was consumed."""
+    mno: int | None = None
+    """Member number in the index; None until the file yields its first row."""
+    size: int = 0
+    """Bytes consumed (a partial last line is not consumed)."""
+    lines: int = 0
+    fh: IO[bytes] | None = None
+    """Open handle while the file is read; kept across polls for the live base."""
+    spooled: bool = False
+    """For gzip members: ``fh`` is our decompressed copy, not the .gz itself."""
+    gone: bool = False
+
+
+def _ident(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)
+
+
+def _same_start(a: bytes, b: bytes) -> bool:
+    """One is a non-empty prefix of the other: the same content, one perhaps seen further."""
+    n = min(len(a), len(b))
+    return n > 0 and a[:n] == b[:n]
+
+
+def _read_head(path: str, gz: bool) -> bytes | None:
+    """First HEAD bytes of a file (decompressed); None when it cannot be read (yet)."""
+    try:
+        if gz:
+            with gzip.open(path, "rb") as fh:
+                return fh.read(HEAD)
+        with open(path, "rb") as fh:
+            return fh.read(HEAD)
+    except (OSError, EOFError):
+        return None
+
+
+class Follower:
+    """Keeps ``index`` (created when not given) growing with the run as it is written."""
+
+    def __init__(
+        self,
+        run: Run,
+        index: RunIndex | None = None,
+        *,
+        on_rows: RowsCallback | None = None,
+        on_new_run: Callable[[str], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
+        backlog: Callable[[], int] | None = None,
+        max_backlog: int = 10_000,
+        batch: int = 5_000,
+        watch_dir: bool = False,
+    ) -> None:
+        self.run = run
+        self.index = index if index is not None else RunIndex(run)
+        self.on_rows = on_rows
+        self.on_note = on_note
+        self.backlog = backlog
+        self.max_backlog = max_backlog
+        self.batch = batch
+        self.base = run.base
+        self.folder = os.path.dirname(run.base) or os.curdir
+        self.base_name = os.path.basename(run.base)
+        self.paused = False
+        """True while the consumer's backlog is over ``max_backlog``."""
+        self.more = False
+        """True when the last poll stopped at ``batch`` rows with more to read."""
+        self.notes: list[str] = []
+        self._files: list[_File] = []
+        self._live: _File | None = None
+        self._sidecar: _File | None = None
+        self._pending: deque[_File] = deque()
+        """Finished files still to read, oldest first; the live base waits for them."""
+        self._started = False
+        self._budget = 0
+        self._first_row = -1
+        self._items: list[Item] = []
+        self._dir_mtime = -1
+        self._last_scan = 0.0
+        self._dirwatch = DirWatch(self.folder, on_new_run) if watch_dir and on_new_run else None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._waiter: Waiter | None = None
+
+    # ------------------------------------------------------------------ polling
+    def poll_once(self) -> int:
+        """Read what is new (at most ``batch`` rows); returns the number of rows added."""
+        if self.backlog is not None and self.backlog() >= self.max_backlog:
+            self.paused = True
+            return 0
+        self.paused = False
+        self._budget = self.batch
+        self._first_row, self._items = -1, []
+        if not self._started:
+            self._started = True
+            self._catch_up()
+        self._poll_base()
+        if self._sidecar is not None and self._budget > 0:
+            self._ingest(self._sidecar, final=False)
+        if self._dirwatch is not None:
+            self._dirwatch.poll()
+        self.more = self._budget <= 0
+        return self._flush()
+
+    def _flush(self) -> int:
+        items, first = self._items, self._first_row
+        self._items, self._first_row = [], -1
+        if items and self.on_rows is not None:
+            self.on_rows(first, items)
+        return len(items)
+
+    def _catch_up(self) -> None:
+        """Open the members present at start; they are read (oldest first) by the next polls."""
+        for m in self.run.members:
+            try:
+                fh = open(m.path, "rb", buffering=0)
+            except OSError as exc:
+                self._note(f"{m.name}: cannot read: {exc.strerror}")
+                continue
+            # Opened now, so the inode is the one listed even if a rotation renames it next.
+            f = _File(m.path, m.number, m.gz, _ident(os.fstat(fh.fileno())), fh=fh)
+            self._files.append(f)
+            if m.number == 0 and not m.gz:
+                self._live = f
+            else:
+                self._pending.append(f)
+        if self.run.sidecar:
+            try:
+                fh = open(self.run.sidecar, "rb", buffering=0)
+                self._sidecar = _File(self.run.sidecar, -1, False, _ident(os.fstat(fh.fileno())), fh=fh)
+            except OSError as exc:
+                self._note(f"{os.path.basename(self.run.sidecar)}: cannot read: {exc.strerror}")
+        self._scan_if_changed(force=True)
+
+    def _drain(self) -> bool:
+        """Read queued finished files in order; False when the batch budget ran out."""
+        while self._pending:
+            f = self._pending[0]
+            try:
+                if f.gz and not f.spooled and f.fh is not None:
+                    raw = f.fh
+                    f.fh = self._spool(raw)
+                    f.spooled = True
+                    raw.close()
+                if not self._ingest(f, final=True):
+                    return False
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                self._note(f"{os.path.basename(f.path)}: stopped reading: {exc}")
+            self._close(f)
+            self._pending.popleft()
+        return True
+
+    def _poll_base(self) -> None:
+        if not self._drain():
+            return
+        try:
+            ident: tuple[int, int] | None = _ident(os.stat(self.base))
+        except OSError:
+            ident = None
+        live = self._live
+        if live is not None and ident != live.ident:
+            # Rotated away (renamed, deleted): nobody writes it any more. Finish it through
+            # the handle we hold, partial last line included, before anything newer.
+            if not self._ingest(live, final=True):
+                return
+            self._close(live)
+            self._live = live = None
+            self._scan()
+        elif live is not None and live.fh is not None:
+            try:
+                st: os.stat_result | None = os.fstat(live.fh.fileno())
+            except OSError:
+                st = None
+            if st is not None and self._was_truncated(live, st):
+                self._on_truncated(live)
+                live = self._live
+            else:
+                # Generations copied and truncated away before we read a byte of them must
+                # be read before what the base holds now.
+                self._scan_if_changed()
+        else:
+            self._scan_if_changed()
+        if not self._drain():
+            return
+        if live is not None:
+            self._ingest(live, final=False)
+        elif ident is not None:
+            self._open_base()
+
+    def _open_base(self) -> None:
+        try:
+            fh = open(self.base, "rb", buffering=0)
+        except OSError:
+            return  # gone again between stat and open: the next poll will see it
+        ident = _ident(os.fstat(fh.fileno()))
+        f = _File(self.base, 0, False, ident, fh=fh)
+        self._files.append(f)
+        self._live = f
+        self._ingest(f, final=False)
+
+    # ------------------------------------------------------------------ reading
+    def _ingest(self, f: _File, *, final: bool, budget: bool = True) -> bool:
+        """Read ``f`` from where it stopped; False when the batch budget ran out first."""
+        fh = f.fh
+        if fh is None:
+            return True
+        try:
+            fh.seek(f.size)
+            for raw in iter_lines(fh, start_offset=f.size, start_line=f.lines + 1):
+                if not raw.complete and not final:
+                    break  # may still grow: wait for its newline
+                if budget and self._budget <= 0:
+                    return False
+                if raw.data is None or raw.data.strip():
+                    if f.mno is None:
+                        f.mno = self._register(f)
+                    parsed = parse_line(raw, f.path)
+                    row = self.index.add_line(f.mno, raw, parsed)
+                    if row is not None:
+                        if self._first_row < 0:
+                            self._first_row = row
+                        self._items.append(parsed)
+                        self._budget -= 1
+                f.size = raw.offset + raw.length + (1 if raw.complete else 0)
+                f.lines = raw.line_no
+            if len(f.head) < HEAD and f.size > len(f.head):
+                f.head = os.pread(fh.fileno(), min(HEAD, f.size), 0)
+        except OSError as exc:
+            self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
+        return True
+
+    def _register(self, f: _File) -> int:
+        """Add ``f`` to the index as a member, with a readable copy for gzip members."""
+        member = Member(f.path, f.number, f.gz)
+        if not f.gz:
+            return self.index.add_member(member)
+        # Our own spool (f.fh) is the readable copy: the .gz may be renamed under us.
+        assert f.fh is not None
+        readable = f.fh.name if isinstance(f.fh.name, str) else f.path
+        self.index.members.append(IndexedMember(member, readable))
+        return len(self.index.members) - 1
+
+    def _spool(self, fh: IO[bytes]) -> IO[bytes]:
+        """Decompress a gzip member to a temp file the index owns (removed by ``index.close``)."""
+        fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
+        self.index._temps.append(tmp)  # noqa: SLF001 - the index cleans its temps up
+        with os.fdopen(fd, "wb") as out, gzip.GzipFile(fileobj=fh, mode="rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        return open(tmp, "rb", buffering=0)
+
+    def _close(self, f: _File) -> None:
+        if f.fh is not None:
+            try:
+                f.fh.close()
+            except OSError:
+                pass
+            f.fh = None
+
+    # ------------------------------------------------------------------ rotation
+    def _was_truncated(self, live: _File, st: os.stat_result) -> bool:
+        if live.size == 0:
+            return False
+        if st.st_size < live.size:
+            return True
+        if st.st_size == live.size:
+            return False
+        # Grown: but is it the same content? A truncate followed by fast writes can leave the
+        # file longer than what we consumed; its first bytes tell.
+        assert live.fh is not None
+        try:
+            now = os.pread(live.fh.fileno(), len(live.head), 0)
+        except OSError:
+            return False
+        return now != live.head
+
+    def _on_truncated(self, live: _File) -> None:
+        """Copy-and-truncate: the consumed rows now live in a copy; the base starts afresh."""
+        fresh = _File(self.base, 0, False, live.ident, fh=live.fh)
+        live.fh = None
+        self._live = None
+        self._scan(truncated=live)
+        if not live.gone and live.ident == fresh.ident:
+            # No copy found: the rows we had are gone from disk.
+            self._gone(live, "base file was truncated and no copy of it was found")
+        self._files.append(fresh)
+        self._live = fresh
+
+    def _scan_if_changed(self, *, force: bool = False) -> None:
+        try:
+            mtime = os.stat(self.folder).st_mtime_ns
+        except OSError:
+            return
+        now = time.monotonic()
+        if force or mtime != self._dir_mtime or now - self._last_scan > RESCAN_EVERY:
+            self._scan()
+
+    def _members_on_disk(self) -> list[tuple[str, int, bool, tuple[int, int]]]:
+        try:
+            self._dir_mtime = os.stat(self.folder).st_mtime_ns
+            names = os.listdir(self.folder)
+        except OSError:
+            return []
+        self._last_scan = time.monotonic()
+        found = []
+        for name in names:
+            base, number, gz = split_member_name(name)
+            if base != self.base_name or number <= 0:
+                continue
+            path = os.path.join(self.folder, name) if self.folder != os.curdir else name
+            try:
+                found.append((path, number, gz, _ident(os.stat(path))))
+            except OSError:
+                continue
+        return sorted(found, key=lambda e: -e[1])
+
+    def _scan(self, *, truncated: _File | None = None) -> None:
+        """Match the rotated files on disk to known ones: by inode, then by their first bytes.
+
+        Unknown files that are not copies of known content are generations written since the
+        last poll: they are queued (oldest first) to be read before the base.
+        """
+        live = self._live
+        known = {f.ident: f for f in self._files if not f.gone}
+        present: set[int] = set()
+        unknown = []
+        live_rotated = False
+        for path, number, gz, ident in self._members_on_disk():
+            f = known.get(ident)
+            if f is not None and f.head and f is not live:
+                # Inode numbers are reused once a file is deleted: check it is the same content.
+                now = _read_head(path, gz)
+                if now is not None and not _same_start(now, f.head):
+                    f = None
+            if f is not None:
+                present.add(id(f))
+                live_rotated = live_rotated or f is live
+                self._move(f, path, number, gz)
+            else:
+                unknown.append((path, number, gz, ident))
+        vanished = [f for f in known.values()
+                    if id(f) not in present and f is not truncated and f is not live]
+        base_head: bytes | None = None
+        for path, number, gz, ident in unknown:
+            head = _read_head(path, gz)
+            if not head or (b"\n" not in head and len(head) < HEAD):
+                # Empty, or not even one line yet (a copier or compressor still writing it):
+                # too little to recognise. Look again later.
+                continue
+            if truncated is not None and _same_start(head, truncated.head):
+                self._adopt_copy(truncated, path, number, gz, ident)
+                continue
+            twin = next((f for f in vanished if _same_start(head, f.head)), None)
+            if twin is not None:
+                vanished.remove(twin)
+                self._repoint(twin, path, number, gz, ident)
+                continue
+            if any(_same_start(head, f.head) for f in known.values()):
+                continue  # a copy of a member still present (compression, copy in progress)
+            if live_rotated:
+                continue  # the old base is not finished yet: classify on the next poll
+            if base_head is None:
+                base_head = _read_head(self.base, False) or b""
+            if base_head.startswith(head):
+                continue  # a copy of the current base being made: not rotated yet
+            self._read_generation(path, number, gz, ident)
+        for f in vanished:
+            self._gone(f, "deleted or rotated out of the set")
+
+    def _move(self, f: _File, path: str, number: int, gz: bool) -> None:
+        """A known inode under a new name (rename rotation): keep its rows readable."""
+        if f.path == path and f.number == number:
+            return
+        f.path, f.number = path, number
+        if f.mno is not None:
+            im = self.index.members[f.mno]
+            im.member.path, im.member.number = path, number
+            if not im.member.gz:
+                im.readable = path
+
+    def _repoint(self, f: _File, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
+        """A vanished member reappears as ``path`` (compressed or copied): read rows from there."""
+        f.path, f.number, f.gz, f.ident = path, number, gz, ident
+        if f.mno is None:
+            return
+        im = self.index.members[f.mno]
+        im.member.path, im.member.number, im.member.gz = path, number, gz
+        if not gz:
+            im.readable = path
+            return
+        if im.member.gz and im.readable != path:
+            return  # already a decompressed copy of the same content
+        try:
+            with open(path, "rb") as fh:
+                spool = self._spool(fh)
+            im.readable = spool.name if isinstance(spool.name, str) else path
+            spool.close()
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            self._note(f"{os.path.basename(path)}: cannot decompress: {exc}")
+            im.readable = ""
+
+    def _adopt_copy(self, f: _File, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
+        """The truncated base's copy: re-point its rows there and queue what we had not read."""
+        self._repoint(f, path, number, gz, ident)
+        self._queue(f, path)
+
+    def _read_generation(self, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
+        f = _File(path, number, gz, ident)
+        self._files.append(f)
+        self._queue(f, path)
+
+    def _queue(self, f: _File, path: str) -> None:
+        try:
+            f.fh = open(path, "rb", buffering=0)
+            f.spooled = False
+            self._pending.append(f)
+        except OSError as exc:
+            self._note(f"{os.path.basename(path)}: cannot read: {exc.strerror}")
+
+    def _gone(self, f: _File, why: str) -> None:
+        f.gone = True
+        if f.mno is not None:
+            # Reads of its rows now fail with "cannot read … (rotated away?)" rather than
+            # landing in whatever file took its name.
+            self.index.members[f.mno].readable = ""
+            self._note(f"{os.path.basename(f.path)}: {why}")
+
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        if self.on_note is not None:
+            self.on_note(text)
+
+    # ------------------------------------------------------------------ driving
+    def start(self, waiter: Waiter | None = None) -> None:
+        """Follow in a background thread until :meth:`stop`."""
+        if self._thread is not None:
+            return
+        self._waiter = waiter or make_waiter([self.folder])
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="tracetui-follow", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        assert self._waiter is not None
+        while not self._stop.is_set():
+            try:
+                added = self.poll_once()
+            except Exception as exc:  # noqa: BLE001 - a follower thread must not die silently
+                self._note(f"follow error: {type(exc).__name__}: {exc}")
+                added = 0
+            if self.more:
+                continue
+            self._waiter.wait(busy=added > 0, paused=self.paused)
+
+    def stop(self) -> None:
+        """Stop the thread (if any) and close files; the index stays usable."""
+        self._stop.set()
+        if self._waiter is not None:
+            self._waiter.close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        for f in self._files:
+            self._close(f)
+        if self._sidecar is not None:
+            self._close(self._sidecar)
+
+    def follow(self, stop: threading.Event | None = None, waiter: Waiter | None = None) -> Iterator[tuple[int, Item]]:
+        """Generator form: yield ``(row, item)`` for each new row, forever (or until ``stop``)."""
+        pending: list[tuple[int, Item]] = []
+        prev = self.on_rows
+
+        def collect(first: int, items: list[Item]) -> None:
+            pending.extend(enumerate(items, first))
+            if prev is not None:
+                prev(first, items)
+
+        self.on_rows = collect
+        waiter = waiter or make_waiter([self.folder])
+        try:
+            while stop is None or not stop.is_set():
+                added = self.poll_once()
+                yield from pending
+                pending.clear()
+                if not self.more:
+                    waiter.wait(busy=added > 0, paused=self.paused)
+        finally:
+            self.on_rows = prev
+            waiter.close()
