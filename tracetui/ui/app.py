@@ -1,0 +1,352 @@
+"""The viewer: ``tracetui view PATH…`` (SPEC §5).
+
+Data flows one way: run → index (built on a thread worker, so the first frame paints at once)
+→ the app's state (the selected row, the raw toggle, the filter) → the widgets. Keys are app
+bindings with ids (remappable through a keymap) and tooltips, so they work whichever pane has
+focus; the same actions are in the command palette. The live follower (another module) grows
+the index and calls :meth:`TraceApp.rows_appended`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widgets import Footer, Input
+from textual.worker import get_current_worker
+
+from tracetui.core.chains import ChainIndex
+from tracetui.core.index import FAILED, TRUNCATED, RunIndex, build_index
+from tracetui.core.rows import RowView
+from tracetui.core.runset import Run
+from tracetui.core.search import row_matcher
+from tracetui.core.text import quote_argv
+from tracetui.ui.commands import TraceCommands
+from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
+from tracetui.ui.screens.help import HelpScreen
+from tracetui.ui.screens.run_picker import RunPicker
+from tracetui.ui.widgets.chain import ChainPane
+from tracetui.ui.widgets.column_header import ColumnHeader
+from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.run_header import RunHeader
+from tracetui.ui.widgets.span_list import SpanList
+
+FILTERS = {FAILED: "failures only", TRUNCATED: "truncated only"}
+
+
+def _b(key: str, action: str, description: str, tooltip: str, *, show: bool = True,
+       key_display: str | None = None) -> Binding:
+    return Binding(key, action, description, show=show, key_display=key_display,
+                   id=f"view.{action}", tooltip=tooltip)
+
+
+class TraceApp(App[int]):
+    """Review one run: span list, detail, retry chain."""
+
+    CSS_PATH = "tracetui.tcss"
+    TITLE = "tracetui"
+    COMMANDS = App.COMMANDS | {TraceCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+
+    BINDINGS = [
+        _b("down,j", "cursor_down", "Next row", "Move the cursor down one row", show=False),
+        _b("up,k", "cursor_up", "Previous row", "Move the cursor up one row", show=False),
+        _b("pagedown", "page_down", "Page down", "Move the cursor down one page", show=False),
+        _b("pageup", "page_up", "Page up", "Move the cursor up one page", show=False),
+        _b("g,home", "first", "First row", "Go to the first row", show=False),
+        _b("G,end", "last", "Last row", "Go to the last row", show=False),
+        _b("n", "next_failure", "Next failure", "Next span with a nonzero or missing exit"),
+        _b("N", "prev_failure", "Previous failure", "Previous span with a nonzero or missing exit",
+           show=False),
+        _b("t", "next_truncated", "Next truncated", "Next span whose output was cut"),
+        _b("T", "prev_truncated", "Previous truncated", "Previous span whose output was cut",
+           show=False),
+        _b("L", "latest_failure", "Latest failure", "Jump to the latest failure in the run"),
+        _b("slash", "search", "Search", "Search argv, notes and previews; Enter finds the next",
+           key_display="/"),
+        _b("F", "filter_failed", "Failures only", "Show only failed spans (again: show all)"),
+        _b("X", "filter_truncated", "Truncated only", "Show only truncated spans (again: show all)",
+           show=False),
+        _b("R", "toggle_raw", "Raw JSON", "Show the record as JSON instead of the detail"),
+        _b("y", "copy_argv", "Copy argv", "Copy the shell-quoted argv to the clipboard",
+           show=False),
+        _b("left_square_bracket", "chain_prev", "Previous attempt",
+           "Step to the previous node of the retry chain", show=False, key_display="["),
+        _b("right_square_bracket", "chain_next", "Next attempt",
+           "Step to the next node of the retry chain", show=False, key_display="]"),
+        _b("escape", "clear", "Close search / filter", "Close the search bar, else clear the filter",
+           show=False),
+        _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
+        _b("q", "quit_app", "Quit", "Leave tracetui"),
+    ]
+
+    selected_row: reactive[int | None] = reactive(None, always_update=True)
+    """The index row under the cursor; None before the run is indexed or when the view is empty."""
+    raw_mode: reactive[bool] = reactive(False)
+    """Whether the detail pane shows the raw JSON record."""
+
+    def __init__(self, runs: list[Run], *, follow: bool = True) -> None:
+        super().__init__()
+        self.runs = runs
+        self.follow = follow
+        """False with ``--no-follow``: the live follower leaves the run frozen."""
+        self.run_: Run | None = None
+        self.index: RunIndex | None = None
+        self.chains: ChainIndex | None = None
+        self.mask = 0
+        self._search_seq = 0
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield RunHeader(id="header")
+        with Horizontal(id="main"):
+            with Vertical(id="list-pane"):
+                yield ColumnHeader(id="columns")
+                yield SpanList(id="spans")
+            with Vertical(id="side"):
+                yield DetailPane(id="detail")
+                yield ChainPane(id="chain")
+        yield Input(placeholder="search argv, notes, previews — Enter: next match, Esc: close",
+                    id="search")
+        yield Footer()
+
+    @property
+    def spans(self) -> SpanList:
+        return self.query_one(SpanList)
+
+    def on_mount(self) -> None:
+        self.query_one("#list-pane").border_title = "spans"
+        self.query_one(DetailPane).border_title = "detail"
+        self.query_one(ChainPane).border_title = "retry chain"
+        self.spans.focus()
+        if len(self.runs) > 1:
+            self.push_screen(RunPicker(self.runs), self.open_run)
+        elif self.runs:
+            self.open_run(0)
+
+    def open_run(self, number: int | None) -> None:
+        if number is None:
+            return
+        run = self.runs[number]
+        self.run_ = run
+        self.query_one(RunHeader).set_facts(name=run.name, progress="indexing…")
+        self._index_worker(run)
+
+    # ---------------------------------------------------------------- indexing
+    @work(thread=True, exclusive=True, exit_on_error=False, group="index")
+    def _index_worker(self, run: Run) -> None:
+        total = 0
+        for m in run.members:
+            try:
+                total += os.path.getsize(m.path)
+            except OSError:
+                pass
+        try:
+            index = build_index(run, progress=lambda done: self.post_message(IndexProgress(done, total)))
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(IndexReady(index))
+
+    def on_index_progress(self, msg: IndexProgress) -> None:
+        self.query_one(RunHeader).set_facts(progress=f"indexing… {msg.done >> 20:,} MB")
+
+    def on_index_failed(self, msg: IndexFailed) -> None:
+        self.query_one(RunHeader).set_facts(progress="")
+        self.notify(f"cannot read this run: {msg.reason}", severity="error", timeout=30)
+
+    def on_index_ready(self, msg: IndexReady) -> None:
+        index = msg.index
+        self.index = index
+        self.chains = ChainIndex(index)
+        self.mask = 0
+        self.query_one(RunHeader).set_facts(index=index, progress="")
+        start = index.latest_failure if index.latest_failure is not None else len(index) - 1
+        self.spans.set_view(RowView(index), max(start, 0))
+        self._update_list_title()
+        if self.run_ is not None:
+            for note in self.run_.notes:
+                self.notify(note, title="note", severity="warning", timeout=10)
+        if len(index) == 0:
+            self.notify("this run has no spans yet", timeout=5)
+
+    def rows_appended(self) -> int:
+        """Called by the live follower after it appended rows to ``self.index``."""
+        added = self.spans.sync()
+        if added and self.index is not None:
+            self.query_one(RunHeader).refresh_facts()
+            self.selected_row = self.selected_row  # the chain may have grown
+        return added
+
+    # --------------------------------------------------------------- selection
+    def on_span_list_selected(self, msg: SpanList.Selected) -> None:
+        self.selected_row = msg.row
+
+    def watch_selected_row(self, row: int | None) -> None:
+        self.query_one(DetailPane).show(self.index, row, self.raw_mode)
+        self.query_one(ChainPane).show(self.index, self.chains, row)
+
+    def watch_raw_mode(self, raw: bool) -> None:
+        self.query_one(DetailPane).show(self.index, self.selected_row, raw)
+        self.query_one(DetailPane).border_title = "raw record" if raw else "detail"
+
+    def select_row(self, row: int) -> None:
+        """Put the cursor on index row ``row``, clearing a filter that hides it."""
+        view = self.spans.view
+        if view is None:
+            return
+        pos = view.pos_of(row)
+        if pos is None:
+            self.notify(f"the {FILTERS.get(self.mask, 'filter')} filter hid that row: cleared")
+            self._set_filter(0, row)
+            return
+        self.spans.move_to(pos, center=True)
+
+    # ----------------------------------------------------------------- actions
+    def action_cursor_down(self) -> None:
+        self.spans.move_by(1)
+
+    def action_cursor_up(self) -> None:
+        self.spans.move_by(-1)
+
+    def action_page_down(self) -> None:
+        self.spans.move_by(self.spans.page)
+
+    def action_page_up(self) -> None:
+        self.spans.move_by(-self.spans.page)
+
+    def action_first(self) -> None:
+        self.spans.move_to(0)
+
+    def action_last(self) -> None:
+        self.spans.move_to(len(self.spans.view or ()) - 1)
+
+    def _jump(self, mask: int, step: int, what: str) -> None:
+        view = self.spans.view
+        if view is None:
+            return
+        pos = view.find(self.spans.cursor, mask, step)
+        if pos is None:
+            self.notify(f"no {what} {'below' if step > 0 else 'above'}", timeout=3)
+            return
+        self.spans.move_to(pos, center=True)
+
+    def action_next_failure(self) -> None:
+        self._jump(FAILED, 1, "failure")
+
+    def action_prev_failure(self) -> None:
+        self._jump(FAILED, -1, "failure")
+
+    def action_next_truncated(self) -> None:
+        self._jump(TRUNCATED, 1, "truncated span")
+
+    def action_prev_truncated(self) -> None:
+        self._jump(TRUNCATED, -1, "truncated span")
+
+    def action_latest_failure(self) -> None:
+        if self.index is None or self.index.latest_failure is None:
+            self.notify("no failure in this run", timeout=3)
+            return
+        self.select_row(self.index.latest_failure)
+
+    def action_filter_failed(self) -> None:
+        self._set_filter(0 if self.mask == FAILED else FAILED, self.selected_row)
+
+    def action_filter_truncated(self) -> None:
+        self._set_filter(0 if self.mask == TRUNCATED else TRUNCATED, self.selected_row)
+
+    def _set_filter(self, mask: int, keep_row: int | None) -> None:
+        if self.index is None:
+            return
+        self.mask = mask
+        self.spans.set_view(RowView(self.index, mask), keep_row)
+        self._update_list_title()
+
+    def _update_list_title(self) -> None:
+        pane = self.query_one("#list-pane")
+        view = self.spans.view
+        if self.mask and view is not None:
+            pane.border_title = f"spans · {FILTERS[self.mask]} ({len(view):,})"
+        else:
+            pane.border_title = "spans"
+
+    def action_toggle_raw(self) -> None:
+        self.raw_mode = not self.raw_mode
+
+    def action_copy_argv(self) -> None:
+        span = self.index.span(self.selected_row) if self.index and self.selected_row is not None else None
+        if span is None or not span.argv:
+            self.notify("no argv on this row", timeout=3)
+            return
+        text = quote_argv(span.argv)  # neutralised: a pasted escape is still an escape
+        self.copy_to_clipboard(text)
+        self.notify(f"copied: {text}", timeout=3, markup=False)
+
+    def _chain_step(self, step: int) -> None:
+        pane = self.query_one(ChainPane)
+        row = self.selected_row
+        if row is None or row not in pane.order or len(pane.order) < 2:
+            self.notify("no other attempt in this chain", timeout=3)
+            return
+        i = pane.order.index(row) + step
+        if not 0 <= i < len(pane.order):
+            self.notify("end of the chain", timeout=2)
+            return
+        self.select_row(pane.order[i])
+
+    def action_chain_prev(self) -> None:
+        self._chain_step(-1)
+
+    def action_chain_next(self) -> None:
+        self._chain_step(1)
+
+    def action_search(self) -> None:
+        bar = self.query_one("#search", Input)
+        bar.add_class("-open")
+        bar.focus()
+
+    def action_clear(self) -> None:
+        bar = self.query_one("#search", Input)
+        if bar.has_class("-open"):
+            bar.remove_class("-open")
+            self.spans.focus()
+        elif self.mask:
+            self._set_filter(0, self.selected_row)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        query = event.value
+        if not query or self.spans.view is None or len(self.spans.view) == 0:
+            return
+        self._search_seq += 1
+        self._search_worker(self.spans.view, query, self.spans.cursor, self._search_seq)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def _search_worker(self, view: RowView, query: str, start: int, seq: int) -> None:
+        worker = get_current_worker()
+        pos = view.search(start, row_matcher(view.index, query), 1,
+                          cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(SearchDone(query, pos, seq))
+
+    def on_search_done(self, msg: SearchDone) -> None:
+        if msg.generation != self._search_seq:
+            return  # a newer search is running
+        if msg.pos is None:
+            self.notify(f"no match for {msg.query!r}", timeout=3, markup=False)
+            return
+        self.spans.move_to(msg.pos, center=True)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(list(self.BINDINGS)))  # type: ignore[arg-type]
+
+    def action_quit_app(self) -> None:
+        self.exit(0)
+
+    def palette_bindings(self) -> list[Binding]:
+        """The actions offered in the command palette."""
+        return [b for b in self.BINDINGS if isinstance(b, Binding) and b.action != "clear"]

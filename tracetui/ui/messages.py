@@ -1,0 +1,48 @@
+"""Messages the app's workers send back to the UI thread (``post_message`` is thread-safe).
+
+Progress is a latest-value message, so a newer one may replace an older one still queued;
+results are never replaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from tracetui.core.index import RunIndex
+
+
+@dataclass
+class IndexProgress(Message):
+    """Bytes indexed so far, out of the run's total size."""
+
+    done: int
+    total: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgress)
+
+
+@dataclass
+class IndexReady(Message):
+    """The run is indexed and can be shown."""
+
+    index: RunIndex
+
+
+@dataclass
+class IndexFailed(Message):
+    """Indexing stopped with an error a person should read."""
+
+    reason: str
+
+
+@dataclass
+class SearchDone(Message):
+    """A search finished: the list position of the match, or None."""
+
+    query: str
+    pos: int | None
+    generation: int
+    """The search's sequence number; stale results are dropped."""

@@ -1,0 +1,63 @@
+"""The help screen: every key (read from the app's bindings, so it never drifts) and the panes."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+PANES = """\
+Header   run name, files, spans, failed, truncated, bytes hidden from the agent, bad lines.
+Spans    one row per span (or bad line): time, id, exit, duration, stdout and stderr
+         bytes/cap, ✂ when truncated (? when the dialect cannot tell), argv.
+         Red exit = failure; ERR = no exit captured; LATEST FAILURE marks the newest failure.
+Detail   argv (shell-quoted), cwd, time, exit, note; per stream the bytes never shown and
+         their share, hashes, item counts, and the preview with a banner at the clip point.
+Chain    the retry tree of the selected span: root, attempts, branches, missing parents.
+Tab moves focus between panes; arrow keys then scroll the focused pane."""
+
+
+def key_table(bindings: list[Binding]) -> Text:
+    t = Text()
+    for b in bindings:
+        keys = ", ".join(_pretty(k) for k in b.key.split(","))
+        t.append(f"{keys:<16}", "bold")
+        t.append(f"{b.description}")
+        if b.tooltip:
+            t.append(f" — {b.tooltip}", "dim")
+        t.append("\n")
+    return t
+
+
+def _pretty(key: str) -> str:
+    return {"question_mark": "?", "slash": "/", "left_square_bracket": "[",
+            "right_square_bracket": "]", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑",
+            "down": "↓", "home": "Home", "end": "End", "escape": "Esc",
+            "ctrl+p": "Ctrl+P"}.get(key, key)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and panes; any of Esc, q or ? closes it."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close",
+                tooltip="Back to the run"),
+    ]
+
+    def __init__(self, bindings: list[Binding]) -> None:
+        super().__init__()
+        self._bindings = bindings
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(Text("Keys", style="bold underline"))
+            yield Static(key_table(self._bindings), id="help-keys")
+            yield Static(Text("Panes", style="bold underline"))
+            yield Static(Text(PANES), id="help-panes")
+            yield Static(Text("Ctrl+P opens the command palette: every action by name.", style="dim"))
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        self.dismiss(None)

@@ -1,0 +1,212 @@
+"""The detail pane: everything one row says, and what the agent never saw.
+
+Every trace string goes through :func:`tracetui.core.text.neutralize` before it becomes a
+``rich.text.Text`` (never markup). Previews can be megabytes: each is drawn bounded, with a note
+saying how much was left out of the drawing (the raw view is bounded the same way).
+"""
+
+from __future__ import annotations
+
+import orjson
+from rich.style import Style
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tracetui.core.index import RunIndex
+from tracetui.core.markers import split_preview
+from tracetui.core.reader import BadLine
+from tracetui.core.rows import banner, fmt_duration, items_note, never_shown
+from tracetui.core.runset import Run
+from tracetui.core.spans import Span, StreamFacts
+from tracetui.core.text import neutralize, neutralize_line, quote_argv
+
+MAX_DRAWN = 24_000
+"""Characters of one preview part (or of the raw JSON) drawn; the rest is counted, not drawn."""
+
+
+class DetailBody(Static):
+    """The text of the detail pane (a Static so it wraps; styles come from the theme)."""
+
+    COMPONENT_CLASSES = {
+        "detail--label", "detail--heading", "detail--banner", "detail--failed", "detail--null",
+        "detail--dim", "detail--warn", "detail--argv",
+    }
+
+    def st(self, name: str) -> Style:
+        return self.get_component_rich_style(f"detail--{name}", partial=True)
+
+
+class DetailPane(VerticalScroll):
+    """Shows one row: span facts and previews, a bad line, or the raw JSON."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.body = DetailBody("", id="detail-body")
+        self._shown: tuple[RunIndex | None, int | None, bool] = (None, None, False)
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self.body
+
+    def show(self, index: RunIndex | None, row: int | None, raw: bool) -> None:
+        """Draw ``row`` of ``index`` (the raw JSON when ``raw``); nothing when row is None."""
+        if (index, row, raw) != self._shown:
+            self.scroll_home(animate=False)
+        self._shown = (index, row, raw)
+        self.body.update(self.render_row(index, row, raw))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.is_mounted and self._shown[0] is not None:
+            index, row, raw = self._shown
+            self.body.update(self.render_row(index, row, raw))
+
+    # ------------------------------------------------------------- rendering
+    def render_row(self, index: RunIndex | None, row: int | None, raw: bool) -> Text:
+        if index is None or row is None or row >= len(index):
+            return Text("No row selected.", style=self.body.st("dim"))
+        item = index.get(row)
+        if raw:
+            return self._raw(item)
+        if isinstance(item, BadLine):
+            return self._bad(item)
+        return self._span(index.run, item)
+
+    def _raw(self, item: Span | BadLine) -> Text:
+        t = Text()
+        if isinstance(item, BadLine):
+            t.append("raw line (not JSON)\n", self.body.st("heading"))
+            body = item.text
+        else:
+            t.append(f"raw record ({item.dialect})\n", self.body.st("heading"))
+            body = orjson.dumps(item.raw, option=orjson.OPT_INDENT_2, default=str).decode()
+        self._bounded(t, neutralize(body), "")
+        return t
+
+    def _bad(self, item: BadLine) -> Text:
+        t = Text()
+        t.append("bad line  ", self.body.st("label"))
+        t.append(neutralize_line(f"{item.file}:{item.line}"), self.body.st("failed"))
+        t.append("\nreason    ", self.body.st("label"))
+        t.append(neutralize_line(item.reason) + "\n\n")
+        if item.text:
+            t.append("line starts with\n", self.body.st("label"))
+            self._bounded(t, neutralize(item.text), "")
+        return t
+
+    def _field(self, t: Text, label: str, value: str, style: Style | str = "") -> None:
+        t.append(f"{label:<10}", self.body.st("label"))
+        t.append(value, style)
+        t.append("\n")
+
+    def _span(self, run: Run, span: Span) -> Text:
+        st = self.body.st
+        t = Text()
+        t.append(quote_argv(span.argv) if span.argv else "(no argv recorded)", st("argv"))
+        t.append("\n")
+        cwd = run.resolve_cwd(span.cwd)
+        recorded = "" if span.cwd == cwd else f"   (recorded: {span.cwd or 'none'})"
+        self._field(t, "cwd", neutralize_line(cwd + recorded))
+        when = neutralize_line(span.started_at or "?")
+        dur = "?" if span.duration_ms is None else f"{span.duration_ms:,.0f} ms"
+        if span.duration_ms is not None and span.duration_ms >= 1000:
+            dur = f"{fmt_duration(span.duration_ms)} ({dur})"
+        self._field(t, "started", when)
+        self._field(t, "duration", dur)
+        if span.exit_code is None:
+            self._field(t, "exit", "none: " + neutralize_line(span.error or "no exit recorded"), st("null"))
+        else:
+            style = st("failed") if span.exit_code != 0 else ""
+            err = f"   error: {neutralize_line(span.error)}" if span.error else ""
+            self._field(t, "exit", f"{span.exit_code}{err}", style)
+        if span.agent_note:
+            self._field(t, "note", neutralize_line(span.agent_note))
+        ids = f"{span.command_id or '-'}"
+        if span.parent_command_id:
+            ids += f"   retry of {span.parent_command_id}"
+        self._field(t, "id", neutralize_line(ids))
+        claims = [f"dialect {span.dialect}"]
+        if span.ok_preview is not None:
+            claims.append(f"ok_preview {str(span.ok_preview).lower()}")
+        if span.encoding:
+            claims.append(f"encoding {span.encoding}")
+        if span.redacted:
+            claims.append(f"{span.redacted} secrets redacted")
+        self._field(t, "record", neutralize_line("   ".join(claims)), st("dim"))
+        for problem in span.problems:
+            self._field(t, "problem", neutralize_line(problem), st("warn"))
+        for s in span.streams:
+            self._stream(t, s)
+        return t
+
+    def _stream(self, t: Text, s: StreamFacts) -> None:
+        st = self.body.st
+        t.append("\n")
+        size = "? bytes" if s.bytes is None else f"{s.bytes:,} bytes"
+        cap = "uncapped" if s.cap is None else f"cap {s.cap:,}"
+        head = f"── {s.name} ── {size} · {cap}"
+        if s.clip:
+            head += f" · clip {s.clip}"
+        t.append(head + "\n", st("heading"))
+        verdict = never_shown(s)
+        style = st("warn") if s.truncated is None else st("banner") if s.truncated else st("dim")
+        self._field(t, "shown", verdict, style)
+        items = items_note(s)
+        if items:
+            self._field(t, "items", items, st("warn") if s.truncated else "")
+        for label, value in (("sha256", s.sha256), ("full", s.full_sha256),
+                             ("head", s.head_sha256), ("tail", s.tail_sha256)):
+            if value:
+                extra = ""
+                if label == "head" and s.head_bytes is not None:
+                    extra = f"  ({s.head_bytes:,} bytes)"
+                if label == "tail" and s.tail_bytes is not None:
+                    extra = f"  ({s.tail_bytes:,} bytes)"
+                # A prefix is what people compare; the raw view (R) has the whole hash.
+                short = value if len(value) <= 20 else value[:20] + "…"
+                self._field(t, label, neutralize_line(short) + extra, st("dim"))
+        if not s.preview:
+            t.append("(empty preview)\n" if s.bytes != 0 else "", st("dim"))
+            if s.truncated:
+                self._banner(t, s)
+            return
+        self._preview(t, s)
+
+    def _banner(self, t: Text, s: StreamFacts) -> None:
+        t.append(f" ━━ {banner(s)} ━━ ", self.body.st("banner"))
+        t.append("\n")
+
+    def _preview(self, t: Text, s: StreamFacts) -> None:
+        text = s.preview
+        before, withheld, after = split_preview(text)
+        if withheld is not None:
+            self._bounded(t, neutralize(before), "\n")
+            self._banner(t, s)
+            self._bounded(t, neutralize(after), "")
+        elif s.marker is not None:
+            self._bounded(t, neutralize(text[: s.marker.start]), "\n")
+            self._banner(t, s)
+            t.append(neutralize_line(text[s.marker.start: s.marker.end]) + "\n", self.body.st("dim"))
+            self._bounded(t, neutralize(text[s.marker.end:]), "")
+        elif s.truncated and s.clip == "tail":
+            self._banner(t, s)
+            self._bounded(t, neutralize(text), "")
+        else:
+            self._bounded(t, neutralize(text), "")
+            if s.truncated:
+                if not text.endswith("\n"):
+                    t.append("\n")
+                self._banner(t, s)
+        if not t.plain.endswith("\n"):
+            t.append("\n")
+
+    def _bounded(self, t: Text, text: str, sep: str) -> None:
+        """Append at most MAX_DRAWN characters of already neutralised text."""
+        if len(text) <= MAX_DRAWN:
+            t.append(text)
+        else:
+            t.append(text[:MAX_DRAWN])
+            more = len(text) - MAX_DRAWN
+            t.append(f"\n[{more:,} more characters not drawn here]", self.body.st("dim"))
+        if sep and not text.endswith(sep):
+            t.append(sep)

@@ -1,0 +1,175 @@
+"""The span list: a virtualised view of every row of a run (or of a filter).
+
+Only the visible rows are drawn: ``render_line(y)`` asks the index for the row at that position
+(parsed on demand, LRU cached in the index) and keeps a small LRU cache of rendered strips keyed
+on row, width, cursor, index generation and theme. A million rows cost nothing until seen.
+Keys live on the app (so they work from any pane); this widget moves its cursor when told.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tracetui.core.rows import COLUMNS, RowView, row_cells
+
+RIGHT_ALIGNED = {2, 3, 4, 5}
+"""Columns of numbers (exit, duration, out, err) line up on the right."""
+CACHE_SIZE = 256
+
+
+class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
+    """Rows of the run; a cursor; posts :class:`SpanList.Selected` when the cursor lands."""
+
+    COMPONENT_CLASSES = {
+        "spanlist--cursor", "spanlist--failed", "spanlist--null", "spanlist--trunc",
+        "spanlist--dim", "spanlist--bad", "spanlist--ok", "spanlist--badge",
+    }
+
+    @dataclass
+    class Selected(Message):
+        """The cursor is on ``row`` (an index row; None when the view is empty)."""
+
+        row: int | None
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, SpanList.Selected)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view: RowView | None = None
+        self.cursor = 0
+        """Position of the cursor in the view (not an index row)."""
+        self.latest_failure: int | None = None
+        """The row that carries the latest-failure badge."""
+        self._strips: OrderedDict[tuple[int, int, bool, int, bool], Strip] = OrderedDict()
+        self._style_epoch = 0
+
+    # ------------------------------------------------------------------ state
+    def set_view(self, view: RowView, row: int | None = None) -> None:
+        """Show ``view``; put the cursor on ``row`` (or the nearest shown row)."""
+        self.view = view
+        self.latest_failure = view.index.latest_failure
+        self._strips.clear()
+        self._update_size()
+        pos = 0 if row is None else view.nearest_pos(row)
+        self.move_to(pos, force=True, center=True)
+
+    def sync(self) -> int:
+        """Take in rows appended to the index (live follow); returns how many were added."""
+        if self.view is None:
+            return 0
+        added = self.view.sync()
+        if added:
+            self.latest_failure = self.view.index.latest_failure
+            self._update_size()
+            self.refresh()
+        return added
+
+    def _update_size(self) -> None:
+        n = len(self.view) if self.view is not None else 0
+        self.virtual_size = Size(self.scrollable_content_region.width, n)
+
+    @property
+    def selected_row(self) -> int | None:
+        if self.view is None or len(self.view) == 0:
+            return None
+        return self.view.row_at(self.cursor)
+
+    @property
+    def page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def move_to(self, pos: int, *, force: bool = False, center: bool = False) -> None:
+        """Put the cursor at view position ``pos`` (clamped), scroll it into sight, announce it."""
+        n = len(self.view) if self.view is not None else 0
+        pos = max(0, min(pos, n - 1)) if n else 0
+        if pos == self.cursor and not force:
+            return
+        self.cursor = pos
+        self._scroll_to_cursor(center)
+        # Before the first layout the height is unknown: scroll again once it is.
+        self.call_after_refresh(self._scroll_to_cursor, center)
+        self.refresh()
+        self.post_message(self.Selected(self.selected_row))
+
+    def _scroll_to_cursor(self, center: bool = False) -> None:
+        pos = self.cursor
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_y)
+        if center and not (top <= pos < top + height):
+            self.scroll_to(y=max(0, pos - height // 2), animate=False, immediate=True)
+        elif pos < top:
+            self.scroll_to(y=pos, animate=False, immediate=True)
+        elif pos >= top + height:
+            self.scroll_to(y=pos - height + 1, animate=False, immediate=True)
+
+    def move_by(self, delta: int) -> None:
+        self.move_to(self.cursor + delta)
+
+    # --------------------------------------------------------------- drawing
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._style_epoch += 1  # a theme change: every cached strip has old colours
+        self._strips.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._strips.clear()
+        self._update_size()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        pos = int(self.scroll_y) + y
+        view = self.view
+        if view is None or pos >= len(view) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        row = view.row_at(pos)
+        key = (row, width, pos == self.cursor, view.index.generation, row == self.latest_failure)
+        strip = self._strips.get(key)
+        if strip is not None:
+            self._strips.move_to_end(key)
+            return strip
+        strip = self._render_row(row, width, pos == self.cursor)
+        self._strips[key] = strip
+        if len(self._strips) > CACHE_SIZE:
+            self._strips.popitem(last=False)
+        return strip
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"spanlist--{name}", partial=True) if name else Style()
+
+    def _render_row(self, row: int, width: int, cursor: bool) -> Strip:
+        assert self.view is not None
+        index = self.view.index
+        cells = row_cells(index, row, index.get(row))
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        for i, ((_title, w), cell) in enumerate(zip(COLUMNS, cells)):
+            body = cell.text[:w]
+            body = body.rjust(w) if i in RIGHT_ALIGNED else body.ljust(w)
+            text.append(body, self._style(cell.style))
+            text.append(" ")
+        if row == self.latest_failure:
+            text.append(" LATEST FAILURE ", self._style("badge"))
+            text.append(" ")
+        argv = cells[-1]
+        text.append(argv.text, self._style(argv.style))
+        text.truncate(width, overflow="ellipsis", pad=True)
+        if cursor:
+            text.stylize(self._style("cursor"))
+        segments = list(text.render(self.app.console, end=""))
+        return Strip(Segment.apply_style(segments, self.rich_style), width).crop(0, width)
+
+    # ----------------------------------------------------------------- mouse
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self.move_to(int(self.scroll_y) + offset.y)
