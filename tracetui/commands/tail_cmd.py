@@ -1,17 +1,265 @@
-"""`tracetui tail` (not built yet)."""
+"""`tracetui tail PATH… [--json] [--from-start|-n N] [--once]`: follow runs without the UI.
+
+Prints the last spans already there (10 by default), then each new span once, in order, across
+rotations, as it is written — like ``tail -f`` for traces. One line per span: time, short id,
+exit, bytes, ✂ when truncated, argv; or with ``--json`` one normalised span object per line.
+Every string from the trace is neutralised: a trace cannot drive the terminal.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+from collections import deque
+from typing import Any
+
+DEFAULT_LAST = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("tail", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "tail",
+        help="follow runs headless: print each new span once, in order, across rotations",
+        description="Print the last spans of each run, then follow it: each new span once, in "
+        "order, across rotations (Ctrl-C to stop).",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("--json", action="store_true", help="one normalised span object per line")
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("--from-start", action="store_true", help="print every span already there first")
+    start.add_argument("-n", "--lines", type=int, default=DEFAULT_LAST, metavar="N",
+                       help=f"print the last N spans already there first (default {DEFAULT_LAST})")
+    p.add_argument("--once", action="store_true", help="print what is there and exit (no following)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui tail: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.cli import UsageError
+
+    if args.lines < 0:
+        raise UsageError("tail: -n must be 0 or more")
+    try:
+        return _tail(args)
+    except KeyboardInterrupt:
+        return 0  # Ctrl-C is how one stops following: not an error
+    except BrokenPipeError:
+        _silence_stdout()  # `tracetui tail … | head`: the reader left
+        return 0
+
+
+def _tail(args: argparse.Namespace) -> int:
+    from tracetui.cli import UsageError
+    from tracetui.core.runset import RunSetError, open_path, open_paths
+    from tracetui.core.watch import DirWatch, make_waiter
+
+    try:
+        runs = open_paths(args.paths)
+    except RunSetError as exc:
+        raise UsageError(str(exc)) from None
+    out = _Printer(args.json, several=len(runs) > 1)
+    followers = [_Source(run, out) for run in runs]
+    for src in followers:
+        # What is already there: all of it with --from-start, else only the last N rows.
+        keep = None if args.from_start else args.lines
+        src.catch_up(keep)
+    out.flush()
+    if args.once:
+        return 0
+
+    new_runs: list[str] = []
+    dirs = [p for p in args.paths if os.path.isdir(p)]
+    dirwatches = [DirWatch(p, new_runs.append) for p in dirs]
+    waiter = make_waiter(sorted({s.follower.folder for s in followers} | set(dirs)))
+    try:
+        while True:
+            busy = False
+            for src in followers:
+                busy = src.poll() or busy
+            for dw in dirwatches:
+                dw.poll()
+            while new_runs:
+                path = new_runs.pop(0)
+                try:
+                    run = open_path(path)[0]
+                except RunSetError as exc:
+                    out.note(str(exc))
+                    continue
+                out.several = True
+                followers.append(_Source(run, out))  # a new run: printed from its start
+                busy = True
+            out.flush()
+            if not busy:
+                waiter.wait(busy=False)
+    finally:
+        waiter.close()
+        for src in followers:
+            src.follower.stop()
+
+
+class _Source:
+    """One followed run: its follower and the rows it produced that are still to print."""
+
+    def __init__(self, run: Any, out: _Printer) -> None:
+        from tracetui.core.follow import Follower
+
+        self.out = out
+        self.pending: deque[tuple[int, Any]] = deque()
+        self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
+
+    def _collect(self, first: int, items: list[Any]) -> None:
+        from tracetui.core.index import SIDECAR
+
+        flags = self.follower.index.flags
+        # Re-runs from the sidecar are rows of the index but not spans of the trace.
+        self.pending.extend((r, it) for r, it in enumerate(items, first) if not flags[r] & SIDECAR)
+
+    def catch_up(self, keep: int | None) -> None:
+        f = self.follower
+        if keep is not None:
+            self.pending = deque(maxlen=keep) if keep else deque(maxlen=0)
+        f.poll_once()
+        while f.more:
+            if keep is None:
+                self._print()
+            f.poll_once()
+        self._print()
+        self.pending = deque()
+
+    def poll(self) -> bool:
+        added = self.follower.poll_once()
+        self._print()
+        return added > 0 or self.follower.more
+
+    def _print(self) -> None:
+        while self.pending:
+            row, item = self.pending.popleft()
+            self.out.row(self.follower, row, item)
+
+
+class _Printer:
+    """Formats rows as text or JSON lines on stdout; notes go to stderr."""
+
+    def __init__(self, as_json: bool, several: bool) -> None:
+        self.as_json = as_json
+        self.several = several
+
+    def note(self, text: str) -> None:
+        from tracetui.core.text import neutralize_line
+
+        print(f"tracetui: {neutralize_line(text)}", file=sys.stderr)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+    def row(self, f: Any, row: int, item: Any) -> None:
+        path, line = f.index.location(row)
+        if self.as_json:
+            sys.stdout.buffer.write(_json_line(item, path, line))
+            return
+        text = _text_line(item, path, line)
+        if self.several:
+            from tracetui.core.text import neutralize_line
+
+            text = f"{neutralize_line(f.run.name)}  {text}"
+        sys.stdout.write(text + "\n")
+
+
+def span_object(span: Any, path: str, line: int) -> dict[str, Any]:
+    """A span flattened for ``--json``: ids, command, timing, exit, per-stream facts, location."""
+    obj: dict[str, Any] = {
+        "command_id": span.command_id,
+        "parent_command_id": span.parent_command_id,
+        "dialect": span.dialect,
+        "tool_name": span.tool_name,
+        "argv": list(span.argv),
+        "cwd": span.cwd,
+        "started_at": span.started_at,
+        "duration_ms": span.duration_ms,
+        "exit_code": span.exit_code,
+        "error": span.error,
+        "agent_note": span.agent_note,
+        "truncated": span.truncated,
+        "hidden_bytes": span.hidden_bytes,
+    }
+    for s in span.streams:
+        obj[f"{s.name}_bytes"] = s.bytes
+        obj[f"{s.name}_cap"] = s.cap
+        obj[f"{s.name}_truncated"] = s.truncated
+        obj[f"{s.name}_clip"] = s.clip
+    obj["file"] = path
+    obj["line"] = line
+    return obj
+
+
+# C1 controls are valid JSON characters, so the encoder leaves them raw; some terminals act on
+# them. Escape them (and bidi overrides) so that even `tail --json` on a terminal is inert.
+_C1 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escape_c1(data: bytes) -> bytes:
+    return _C1.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)
+
+
+def _json_line(item: Any, path: str, line: int) -> bytes:
+    import orjson
+
+    from tracetui.core.reader import BadLine
+
+    if isinstance(item, BadLine):
+        obj: dict[str, Any] = {"bad_line": True, "file": path, "line": line, "error": item.reason}
+    else:
+        obj = span_object(item, path, line)
+    return _escape_c1(orjson.dumps(obj)) + b"\n"
+
+
+def _text_line(item: Any, path: str, line: int) -> str:
+    from tracetui.core.reader import BadLine
+    from tracetui.core.text import neutralize_line, quote_argv
+
+    if isinstance(item, BadLine):
+        return neutralize_line(f"!! {path}:{line}: {item.reason}")
+    when = _short_time(item.started_at)
+    sid = neutralize_line((item.command_id or "-")[:12])
+    if item.exit_code is None:
+        exit_ = "exit —"
+    else:
+        exit_ = f"exit {item.exit_code}"
+    sizes = [s.bytes for s in item.streams]
+    total = "?" if all(b is None for b in sizes) else _human(sum(b or 0 for b in sizes))
+    cut = "✂" if item.truncated else ("?" if item.truncated is None else " ")
+    argv = quote_argv(item.argv) if item.argv else neutralize_line(item.display_name)
+    text = f"{when}  {sid:<12}  {exit_:<8} {total:>8} {cut}  {argv}"
+    if item.exit_code is None and item.error:
+        text += f"  ({neutralize_line(item.error)[:80]})"
+    return text
+
+
+def _short_time(started_at: str | None) -> str:
+    if not started_at:
+        return "-" * 19
+    from tracetui.core.text import neutralize_line
+
+    # RFC 3339 → "YYYY-MM-DD HH:MM:SS"; anything else is shown as it is (neutralised).
+    text = neutralize_line(started_at)
+    if len(text) >= 19 and text[10] in "Tt ":
+        return f"{text[:10]} {text[11:19]}"
+    return text[:19].ljust(19)
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
