@@ -46,7 +46,7 @@ def prepare(out: Path, run: str) -> Path:
     """A fresh run folder holding copies of the tools its records point at."""
     run_dir = out / run
     (run_dir / "tools").mkdir(parents=True, exist_ok=True)
-    for old in run_dir.glob(BASE + "*"):
+    for old in samplefacts.member_files(run_dir, BASE):  # only members: leave e.g. re-run logs
         old.unlink()
     for name in RUNS[run]:
         src, dst = HERE / "tools" / name, run_dir / "tools" / name

@@ -24,14 +24,17 @@ RUNS = ("flaky-billing", "silent-json", "rotated")
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    """Every generated file of the runs, by relative path; gzip members compared decompressed
-    (zlib builds may compress differently, the content must not)."""
+    """Every generated file of the runs (members and tools), by relative path; gzip members are
+    compared decompressed (zlib builds may compress differently, the content must not).
+
+    Other files are ignored: e.g. ``tracetui rerun`` keeps a re-run log next to a trace.
+    """
     out = {}
     for run in RUNS:
-        for path in sorted((root / run).rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                data = path.read_bytes()
-                out[str(path.relative_to(root))] = gzip.decompress(data) if path.suffix == ".gz" else data
+        paths = samplefacts.member_files(root / run, BASE) + sorted((root / run / "tools").glob("*.py"))
+        for path in paths:
+            data = path.read_bytes()
+            out[str(path.relative_to(root))] = gzip.decompress(data) if path.suffix == ".gz" else data
     return out
 
 
@@ -150,3 +153,23 @@ def test_rotated_shows_every_case() -> None:
     sizes = [len(gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes())
              for p in samplefacts.member_files(SAMPLES / "rotated", BASE)[:-1]]
     assert max(sizes) - min(sizes) < 8192  # rotated members are of similar size
+
+
+@pytest.mark.parametrize("run", RUNS, ids=RUNS)
+def test_summary_agrees_with_published_facts(facts: dict, run: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from tracetui.cli import main
+
+    assert main(["summary", str(SAMPLES / run), "--json"]) == 0
+    got, want = json.loads(capsys.readouterr().out), facts[run]
+    assert [Path(f).name for f in got["files"]] == want["files"]
+    keys = ("spans", "failed", "truncated", "hidden_bytes")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    assert [(Path(b["file"]).name, b["line"]) for b in got["bad_lines"]] == [
+        (b["file"], b["line"]) for b in want["bad_lines"]]
+
+    def latest(x: dict | None) -> tuple | None:
+        return x and (x["command_id"], x["argv"], x["exit_code"], Path(x["file"]).name, x["line"])
+
+    assert latest(got["latest_failure"]) == latest(want["latest_failure"])
+    assert got["chains"] == want["chains"]
