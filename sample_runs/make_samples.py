@@ -31,7 +31,8 @@ BASE = "feedback_record.jsonl"
 SUITE = ["python3", "tools/billing_suite.py", "tests/billing", "-q"]
 FAILING_TEST = "tests/billing/test_subscriptions.py::test_upgrade_mid_cycle_prorates_to_the_cent"
 RUNS = {
-    "flaky-billing": ["billing_suite.py", "vcs.py", "ls_tree.py", "lint_billing.py", "build_dist.py"],
+    "flaky-billing": ["billing_suite.py", "vcs.py", "ls_tree.py", "lint_billing.py",
+                      "build_dist.py"],
     "silent-json": ["list_customers.py", "list_invoices.py", "send_reminders.py"],
     "rotated": ["step.py", "api.py", "vcs.py"],
 }

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from tracetui.core.markers import find_marker, marker_line
+from tracetui.core.markers import marker_line
 
 STREAMS = ("stdout", "stderr")
 
@@ -106,7 +106,8 @@ def clip(data: bytes, cap: int | None, mode: str) -> tuple[bytes, bytes] | None:
 
 
 def json_list(data: bytes) -> tuple[str | None, int] | None:
-    """(list key or None for a top-level list, item count) when the stream is JSON holding a list."""
+    """(list key, item count) when the stream is JSON holding a list; the key is None for a
+    top-level list."""
     try:
         doc = json.loads(data)
     except ValueError:
@@ -152,7 +153,8 @@ def _stream(s: str, data: bytes, cap: int | None, mode: str) -> tuple[dict, str]
     if cut is None:
         # Like the recorder, the clip mode is written whenever a cap applies.
         fields = {f"{s}_bytes": len(data), f"{s}_cap": cap, f"{s}_truncated": False,
-                  f"{s}_clip": mode if cap is not None else None, f"{s}_sha256": sha(data), f"{s}_full_sha256": sha(data),
+                  f"{s}_clip": mode if cap is not None else None,
+                  f"{s}_sha256": sha(data), f"{s}_full_sha256": sha(data),
                   f"{s}_head_sha256": None, f"{s}_head_bytes": None,
                   f"{s}_tail_sha256": None, f"{s}_tail_bytes": None}
         return fields, data.decode("utf-8", "replace")
@@ -188,7 +190,7 @@ def _encoding(result: Result) -> str:
 def tracetui_record(*, command_id: str, parent: str | None, tool_name: str, argv: list[str],
                     started_at: str, duration_ms: int, result: Result, note: str,
                     cap: int | None = 8192, mode: str = "head") -> dict:
-    """A ``tracetui/1`` record, field for field as SPEC §2 lists them (same cap on both streams)."""
+    """A ``tracetui/1`` record, field for field as SPEC §2 lists them; one cap for both streams."""
     rec: dict = {"schema": "tracetui/1", "span_type": "tool", "command_id": command_id,
                  "parent_command_id": parent, "tool_name": tool_name, "argv": argv, "cwd": ".",
                  "started_at": started_at, "duration_ms": duration_ms,
@@ -199,12 +201,14 @@ def tracetui_record(*, command_id: str, parent: str | None, tool_name: str, argv
         rec.update(fields)
     rec["preview_stdout"], rec["preview_stderr"] = previews["stdout"], previews["stderr"]
     rec["encoding"] = _encoding(result)
-    rec["ok_preview"] = result.exit_code == 0 and not (rec["stdout_truncated"] or rec["stderr_truncated"])
+    clipped = rec["stdout_truncated"] or rec["stderr_truncated"]
+    rec["ok_preview"] = result.exit_code == 0 and not clipped
     rec["redacted"] = 0
     for s in STREAMS:
         listed = json_list(getattr(result, s))
         rec[f"{s}_items"] = None if listed is None else listed[1]
-        rec[f"preview_{s}_items"] = None if listed is None else complete_items(previews[s], listed[0])
+        shown = None if listed is None else complete_items(previews[s], listed[0])
+        rec[f"preview_{s}_items"] = shown
     return rec
 
 
@@ -263,7 +267,7 @@ def line(rec: dict) -> bytes:
 
 
 class Clock:
-    """Fixed, advancing wall-clock times so that every run of the generator writes the same bytes."""
+    """Fixed, advancing wall-clock times: every run of the generator writes the same bytes."""
 
     def __init__(self, start: str) -> None:
         self.now = datetime.fromisoformat(start).replace(tzinfo=timezone.utc)

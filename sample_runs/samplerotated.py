@@ -128,8 +128,9 @@ def build(run_dir: Path, ident: Callable[[str, int], str]) -> int:
     for i, ev in enumerate(events):
         if i == BAD_LINE_AT:
             # A writer killed mid-line leaves a fragment; the next writer starts a fresh line.
+            cut = ident("rotated", 10_000).encode()
             lines.append(b'{"schema": "tracetui/1", "span_type": "tool", "command_id": "'
-                         + ident("rotated", 10_000).encode() + b'", "argv": ["python3", "tools/st\n')
+                         + cut + b'", "argv": ["python3", "tools/st\n')
         res, ms = results[tuple(ev["argv"])], rng.randrange(30, 9000)
         cid = ident("rotated", i)
         parent = ident("rotated", ev["parent"]) if "parent" in ev else None

@@ -5,7 +5,8 @@ Usage: build_dist.py [--sdist] [--wheel]
 
 import sys
 
-MODULES = ["__init__", "accounts", "clock", "currency", "discounts", "dunning", "invoices", "ledger",
+MODULES = ["__init__", "accounts", "clock", "currency", "discounts", "dunning", "invoices",
+           "ledger",
            "money", "payments", "proration", "refunds", "subscriptions", "tax", "usage", "webhooks"]
 
 

@@ -8,7 +8,8 @@ import sys
 DIAGNOSTICS = [
     ("clock.py", 41, 16, "DTZ003", "`datetime.datetime.utcnow()` used; use `datetime.now(tz=...)`"),
     ("proration.py", 63, 12, "B008", "Do not perform function call `Decimal` in argument defaults"),
-    ("proration.py", 71, 5, "RET504", "Unnecessary assignment to `amount` before `return` statement"),
+    ("proration.py", 71, 5, "RET504",
+     "Unnecessary assignment to `amount` before `return` statement"),
     ("money.py", 88, 9, "B028", "No explicit `stacklevel` keyword argument found"),
     ("subscriptions.py", 304, 101, "E501", "Line too long (108 > 100)"),
 ]

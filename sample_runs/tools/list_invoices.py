@@ -8,10 +8,12 @@ import json
 import random
 import sys
 
-CUSTOMERS = ["Müller & Söhne GmbH", "Nordlicht Design AB", "Café Olé SARL", "Kowalski Logistics",
-             "Brightwater Dental", "Oak & Iron Studio", "Zeller Präzisionstechnik", "Tanaka Foods KK",
+CUSTOMERS = ["Müller & Söhne GmbH", "Nordlicht Design AB", "Café Olé SARL",
+             "Kowalski Logistics", "Brightwater Dental", "Oak & Iron Studio",
+             "Zeller Präzisionstechnik", "Tanaka Foods KK",
              "Riverside Yoga", "Høgberg Arkitekter"]
-PLANS = ["Starter (monthly)", "Pro (monthly)", "Pro (annual)", "Team, 10 seats", "Enterprise add-on"]
+PLANS = ["Starter (monthly)", "Pro (monthly)", "Pro (annual)", "Team, 10 seats",
+         "Enterprise add-on"]
 
 
 def invoice(rng: random.Random, i: int, status: str) -> dict:

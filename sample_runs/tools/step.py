@@ -44,7 +44,8 @@ def build(target: str) -> tuple[list[str], list[str], int]:
 
 def lint(target: str) -> tuple[list[str], list[str], int]:
     issues = max(0, knob("l", target) % 6 - 3)
-    out = [f"src/{target}/module_{i}.py:{10 + i}:1: F401 `os` imported but unused" for i in range(issues)]
+    out = [f"src/{target}/module_{i}.py:{10 + i}:1: F401 `os` imported but unused"
+           for i in range(issues)]
     out.append(f"Found {issues} errors." if issues else "All checks passed!")
     return out, [], 1 if issues else 0
 

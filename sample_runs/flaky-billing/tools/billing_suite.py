@@ -10,7 +10,8 @@ import sys
 FAILING = "tests/billing/test_subscriptions.py::test_upgrade_mid_cycle_prorates_to_the_cent"
 
 MODULES = {
-    "test_accounts.py": ["create_account", "close_account_with_open_balance", "merge_duplicate_accounts",
+    "test_accounts.py": ["create_account", "close_account_with_open_balance",
+                         "merge_duplicate_accounts",
                          "account_currency_is_immutable", "billing_contact_required_for_invoicing",
                          "suspend_after_failed_dunning", "reactivate_clears_suspension_flag"],
     "test_currency.py": ["format_amount[EUR-€1.234,50]", "format_amount[USD-$1,234.50]",
@@ -19,7 +20,8 @@ MODULES = {
                          "zero_decimal_currencies_have_no_minor_units"],
     "test_discounts.py": ["percent_off_applies_before_tax", "amount_off_never_goes_negative",
                           "coupon_expires_at_end_of_day_utc", "stacked_coupons_apply_in_order",
-                          "one_time_coupon_removed_after_first_invoice", "discount_on_prorated_line"],
+                          "one_time_coupon_removed_after_first_invoice",
+                          "discount_on_prorated_line"],
     "test_dunning.py": ["first_retry_after_three_days", "retry_schedule_respects_weekends",
                         "final_notice_email_rendered", "card_updated_triggers_immediate_retry",
                         "dunning_stops_after_payment"],
