@@ -37,18 +37,25 @@ class Marker:
     """Offset just past the marker."""
 
 
-# (family, regex, clip, unit, group holding the count). Order matters: the first match wins.
+# (family, regex, clip, unit, group holding the count). Order matters: the first match wins, so
+# the specific forms of a family come before the generic ones (``<response clipped>`` last of all).
 _FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
     ("tracetui", re.compile(r"…\[truncated (\d+) bytes\]…"), None, "bytes", 1),
     ("feedback", re.compile(r"\.\.\.truncated (\d+) lines\.\.\."), "tail", "lines", 1),
-    ("claude-code", re.compile(r"\.\.\. \[(\d+) characters truncated\] \.\.\."), "head_tail", "chars", 1),
-    ("claude-code", re.compile(r"\.\.\. \[(\d+) lines truncated\] \.\.\."), "head_tail", "lines", 1),
+    # Claude Code: a middle cut, or (newer) a persisted output with a 2 KB preview of its head.
+    # (The blank lines around the middle-cut marker belong to it: the kept windows exclude them.)
+    ("claude-code", re.compile(r"(?:\n\n)?\.\.\. \[(\d+) characters truncated\] \.\.\.(?:\n\n)?"), "head_tail", "chars", 1),
+    ("claude-code", re.compile(r"(?:\n\n)?\.\.\. \[(\d+) lines truncated\] \.\.\.(?:\n\n)?"), "head_tail", "lines", 1),
     ("claude-code", re.compile(r"Output too large \((\d+(?:\.\d+)?)KB\)"), "head", "kb", 1),
     ("claude-code", re.compile(r"\(Results are truncated\.[^)]*\)"), "head", None, 0),
+    # SWE-agent: the observation limit (their typo "exceeded" kept, "exceed" accepted too).
     ("swe-agent", re.compile(r"Observations should not exceeded? (\d+) characters\. (\d+) characters were elided"), "head", "chars", 2),
     ("mini-swe-agent", re.compile(r"<elided_chars>\s*(\d+) characters elided\s*</elided_chars>"), "head_tail", "chars", 1),
     ("openhands", re.compile(r"\[Previous command outputs are truncated\. Showing the last (\d+) lines"), "tail", None, 0),
     ("openhands", re.compile(r"\[\.\.\. Observation truncated due to length \.\.\.\]"), "head_tail", None, 0),
+    ("openhands", re.compile(r"<response clipped><NOTE>Due to the max output limit"), "head", None, 0),
+    ("swe-agent", re.compile(r"<response clipped><NOTE>(?:To save on context|Observations)"), "head", None, 0),
+    ("inspect-ai", re.compile(r"The output of your call to \S+ was too long to be displayed\."), "head_tail", None, 0),
     ("generic", re.compile(r"<response clipped>"), "head", None, 0),
     ("codex", re.compile(r"…(\d+) tokens truncated…"), "head_tail", "tokens", 1),
     ("codex", re.compile(r"…(\d+) chars truncated…"), "head_tail", "chars", 1),
@@ -56,7 +63,15 @@ _FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
     ("codex", re.compile(r"\[\.\.\. omitted (\d+) of (\d+) lines \.\.\.\]"), "head_tail", "lines", 1),
     ("codex", re.compile(r"\[\.\.\. output truncated to fit (\d+) bytes \.\.\.\]"), "head", None, 0),
     ("swe-agent", re.compile(r"Old environment output: \((\d+) lines omitted\)"), "tail", "lines", 1),
+    # SWE-agent's file viewer shows a window of a file: the lines outside it were never shown.
+    ("swe-agent", re.compile(r"\((\d+) more lines below\)"), "head", "lines", 1),
+    ("swe-agent", re.compile(r"\((\d+) more lines above\)"), "tail", "lines", 1),
 ]
+
+# Claude Code states the TOTAL size of a persisted output, not what was withheld; the preview
+# that follows this header is what the model saw, so withheld = total - preview.
+_PERSISTED_PREVIEW = re.compile(r"Preview \(first [^)]*\):\n")
+_PERSISTED_END = "</persisted-output>"
 
 
 def find_marker(text: str) -> Marker | None:
@@ -73,14 +88,28 @@ def find_marker(text: str) -> Marker | None:
         count: int | None = None
         if group:
             raw = m.group(group)
-            count = int(float(raw)) if unit != "kb" else int(float(raw) * 1024)
+            count = int(float(raw)) if unit != "kb" else _persisted_withheld(text, m.end(), float(raw))
             if unit == "kb":
                 unit = "bytes"
         return Marker(family, clip, count, unit if count is not None else None, m.start(), m.end())
     return None
 
 
-_HINTS = ("truncated", "clipped", "elided", "omitted", "too large", "truncated", "Truncated")
+_HINTS = ("truncated", "clipped", "elided", "omitted", "too large", "Truncated", "more lines", "too long")
+
+
+def _persisted_withheld(text: str, after: int, total_kb: float) -> int:
+    """Bytes withheld by a Claude Code persisted output: the stated total minus the preview.
+
+    Approximate (the total is stated in KB with one decimal, so to within about 51 bytes).
+    """
+    total = int(total_kb * 1024)
+    m = _PERSISTED_PREVIEW.search(text, after)
+    if m is None:
+        return total
+    end = text.find(_PERSISTED_END, m.end())
+    preview = text[m.end() : end if end >= 0 else len(text)]
+    return max(0, total - len(preview.encode("utf-8", errors="replace")))
 
 
 def _maybe_marked(text: str) -> bool:

@@ -6,19 +6,54 @@ tracetui's own JSONL dialects), and :func:`convert` yields one record dict per t
 ``import/<format>`` dialect, which :func:`tracetui.core.spans.normalize` reads like tracetui/1.
 The index writes those records to a temporary JSONL file and indexes it like any run, so view,
 summary, lint, report, export and rerun all work on imported traces.
+
+A file that sniffs as a format but is broken inside still yields what could be read; the
+conversion then ends by raising :class:`ImportProblem` (a ValueError) whose message lists what
+was skipped, which the index turns into a note on the run.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
+from tracetui.core.importers._common import ImportProblem, Problems
+from tracetui.core.importers.sniffing import sniff
 
-def sniff(path: str) -> str | None:
-    """The foreign format of ``path`` (e.g. ``claude-code``), or None when it is ours or unknown."""
-    return None
+__all__ = ["FORMATS", "ImportProblem", "convert", "sniff"]
+
+FORMATS = {
+    "claude-code": "claude_code",
+    "swe-agent": "swe_agent",
+    "mini-swe-agent": "mini_swe_agent",
+    "openhands": "openhands",
+    "codex": "codex",
+    "inspect-ai": "inspect_ai",
+}
+"""Format name → module in this package."""
 
 
 def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
-    """Yield one record per tool call found in ``path`` (format ``fmt``)."""
-    raise ValueError(f"no importer for {fmt!r}")
+    """Yield one record per tool call found in ``path`` (format ``fmt``).
+
+    Raises ValueError for an unknown format, OSError when the file cannot be read, and
+    :class:`ImportProblem` (after yielding all it could) when parts of the file were skipped.
+    """
+    name = FORMATS.get(fmt)
+    if name is None:
+        raise ValueError(f"no importer for {fmt!r}")
+    module = importlib.import_module(f"tracetui.core.importers.{name}")
+    problems = Problems()
+    count = 0
+    try:
+        for record in module.convert(path, problems):
+            count += 1
+            yield record
+    except (OSError, ImportProblem):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a foreign file may hold any shape: never a traceback
+        problems.add(f"stopped reading: {type(exc).__name__}: {exc}")
+    if count == 0 and not problems.count:
+        problems.add(f"no tool calls found in this {fmt} trace")
+    problems.raise_if_any()
