@@ -1,17 +1,70 @@
-"""`tracetui export` (not built yet)."""
+"""`tracetui export PATH… --otlp-json FILE [--endpoint URL]`: spans as OpenTelemetry traces.
+
+Writes OTLP/JSON to FILE (``-`` for stdout) and/or POSTs it to an OTLP/HTTP receiver
+(``/v1/traces`` appended when missing). Exit 0 on success, 1 when the receiver cannot be
+reached or refuses, 2 for usage errors and unusable input.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("export", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("export", help="export spans as OpenTelemetry traces (OTLP/JSON)")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("--otlp-json", metavar="FILE", help="write an OTLP/JSON ExportTraceServiceRequest (- for stdout)")
+    p.add_argument("--endpoint", metavar="URL", help="also POST it to an OTLP/HTTP receiver, e.g. http://127.0.0.1:4318")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per POST (default 10)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui export: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.cli import UsageError
+    from tracetui.commands.common import load_runs
+    from tracetui.core import otlp
+
+    if not args.otlp_json and not args.endpoint:
+        raise UsageError("export: give --otlp-json FILE and/or --endpoint URL")
+    if args.endpoint:
+        try:
+            url = otlp.traces_url(args.endpoint)
+        except otlp.ExportError as exc:
+            raise UsageError(f"export: {exc}") from None
+    indexes = load_runs(args.paths)
+    spans = sum(ix.stats.spans for ix in indexes)
+    if args.otlp_json == "-":
+        otlp.write_json(indexes, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    elif args.otlp_json:
+        _write_file(args.otlp_json, indexes)
+        print(f"tracetui: {spans:,} spans written to {args.otlp_json}", file=sys.stderr)
+    if args.endpoint:
+        try:
+            sent = otlp.post(args.endpoint, indexes, timeout=args.timeout)
+        except otlp.ExportError as exc:
+            print(f"tracetui: export: {exc}", file=sys.stderr)
+            return 1
+        print(f"tracetui: {spans:,} spans sent to {url} in {sent} request{'s' if sent != 1 else ''}",
+              file=sys.stderr)
+    return 0
+
+
+def _write_file(path: str, indexes: list) -> None:  # type: ignore[type-arg]
+    from tracetui.cli import UsageError
+    from tracetui.core import otlp
+
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        # Streamed to a temp file beside the target and renamed: never half a JSON document.
+        with open(tmp, "wb") as fh:
+            otlp.write_json(indexes, fh)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise UsageError(f"export: cannot write {path}: {exc.strerror or exc}") from None

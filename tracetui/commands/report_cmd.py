@@ -1,17 +1,46 @@
-"""`tracetui report` (not built yet)."""
+"""`tracetui report PATH --id ID [-o FILE]`: a Markdown postmortem of one span's retry chain."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("report", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("report", help="Markdown postmortem of a span's retry chain")
+    p.add_argument("path", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("--id", required=True, dest="ident", metavar="ID",
+                   help="command_id of any attempt in the chain (a unique prefix is enough)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    print("tracetui report: not built yet", file=sys.stderr)
-    return 2
+    from tracetui.cli import UsageError
+    from tracetui.commands.common import load_runs
+    from tracetui.core.report import ReportError, find_row, render_report
+
+    indexes = load_runs([args.path])
+    try:
+        index, row = find_row(indexes, args.ident)
+    except ReportError as exc:
+        raise UsageError(f"report: {exc}") from None
+    text = render_report(index, row)
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    tmp = f"{args.output}.tmp-{os.getpid()}"
+    try:
+        # Written beside the target and renamed: a failed write never leaves half a report.
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, args.output)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise UsageError(f"report: cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"tracetui: report written to {args.output}", file=sys.stderr)
+    return 0

@@ -53,17 +53,18 @@ def find_row(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
     ident = ident.strip()
     if not ident:
         raise ReportError("empty id")
+    shown = neutralize_line(ident)
     hits = [(ix, ix.id_rows[ident]) for ix in indexes if ident in ix.id_rows]
     if not hits:
         hits = [(ix, row) for ix in indexes for cid, row in ix.id_rows.items() if cid.startswith(ident)]
         if len(hits) > 1:
-            names = sorted(str(ix.ids[row]) for ix, row in hits)
+            names = sorted(neutralize_line(str(ix.ids[row])) for ix, row in hits)
             more = f" (and {len(names) - 5} more)" if len(names) > 5 else ""
-            raise ReportError(f"id prefix {ident!r} is ambiguous: {', '.join(names[:5])}{more}")
+            raise ReportError(f"id prefix {shown!r} is ambiguous: {', '.join(names[:5])}{more}")
     if not hits:
-        raise ReportError(f"no span with id {ident!r}")
+        raise ReportError(f"no span with id {shown!r}")
     if len(hits) > 1:
-        raise ReportError(f"id {ident!r} is in several runs: {', '.join(ix.run.name for ix, _ in hits)}")
+        raise ReportError(f"id {shown!r} is in several runs: {', '.join(neutralize_line(ix.run.name) for ix, _ in hits)}")
     return hits[0]
 
 
