@@ -42,6 +42,22 @@ SCRIPTS = {
 }
 
 
+
+def tool(cid: str, **fields: Any) -> dict[str, Any]:
+    """A valid tracetui/1 record for ``echo hi``; keyword arguments override fields."""
+    rec: dict[str, Any] = {
+        "schema": "tracetui/1", "span_type": "tool", "command_id": cid, "parent_command_id": None,
+        "tool_name": "echo", "argv": ["echo", "hi"], "cwd": ".", "started_at": "2026-11-02T09:00:00Z",
+        "duration_ms": 12, "exit_code": 0, "error": None, "agent_note": None,
+        "stdout_bytes": 3, "stdout_cap": 8192, "stdout_truncated": False, "stdout_clip": None,
+        "stdout_sha256": "ab" * 32, "preview_stdout": "hi\n",
+        "stderr_bytes": 0, "stderr_cap": 8192, "stderr_truncated": False, "stderr_clip": None,
+        "stderr_sha256": "cd" * 32, "preview_stderr": "",
+        "encoding": "utf-8", "ok_preview": True, "redacted": 0,
+    }
+    rec.update(fields)
+    return rec
+
 def load(folder: Path) -> RunIndex:
     return build_index(open_path(str(folder / "run.jsonl"))[0])
 
@@ -165,8 +181,6 @@ def test_no_sidecar_when_asked(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ errors
 def span_file(folder: Path, **over: Any) -> RunIndex:
-    from conftest import tool
-
     folder.mkdir(exist_ok=True)
     (folder / "run.jsonl").write_text(json.dumps(tool("t1", **over)) + "\n")
     return load(folder)
@@ -250,8 +264,6 @@ def test_cancel_from_another_thread_and_progress(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ finding the span
 def test_find_target(tmp_path: Path) -> None:
-    from conftest import tool
-
     folder = tmp_path / "run"
     folder.mkdir()
     lines = [tool("abc-1", cwd="sub"), tool("abc-2"), tool("xyz", argv=[])]
@@ -286,8 +298,6 @@ BIG = textwrap.dedent("""\
 
 
 def test_200mb_output_reruns_with_bounded_memory(tmp_path: Path) -> None:
-    from conftest import tool
-
     size = 200 << 20
     writer = "import sys\nline = b'x' * 1023 + b'\\n'\nfor _ in range(200):\n    sys.stdout.buffer.write(line * 1024)\n"
     rec = tool("big", argv=[PY, "-c", writer], stdout_bytes=size, stdout_truncated=True, stdout_clip="head",

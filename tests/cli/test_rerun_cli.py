@@ -1,0 +1,155 @@
+"""`tracetui rerun` through the installed entry point: confirmation, JSON facts, errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+PY = sys.executable
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = Path(PY).parent / "tracetui"
+ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [PY, "-m", "tracetui"]
+BILLING = "cmd_3f76c0c60c4e"
+
+
+
+def tool(cid: str, **fields: Any) -> dict[str, Any]:
+    """A valid tracetui/1 record for ``echo hi``; keyword arguments override fields."""
+    rec: dict[str, Any] = {
+        "schema": "tracetui/1", "span_type": "tool", "command_id": cid, "parent_command_id": None,
+        "tool_name": "echo", "argv": ["echo", "hi"], "cwd": ".", "started_at": "2026-11-02T09:00:00Z",
+        "duration_ms": 12, "exit_code": 0, "error": None, "agent_note": None,
+        "stdout_bytes": 3, "stdout_cap": 8192, "stdout_truncated": False, "stdout_clip": None,
+        "stdout_sha256": "ab" * 32, "preview_stdout": "hi\n",
+        "stderr_bytes": 0, "stderr_cap": 8192, "stderr_truncated": False, "stderr_clip": None,
+        "stderr_sha256": "cd" * 32, "preview_stderr": "",
+        "encoding": "utf-8", "ok_preview": True, "redacted": 0,
+    }
+    rec.update(fields)
+    return rec
+
+def tracetui(*args: str, cwd: Path | None = None, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ENTRY, "rerun", *args], cwd=cwd, capture_output=True, text=True, stdin=stdin,
+                          timeout=60)
+
+
+@pytest.fixture
+def billing(tmp_path: Path) -> Path:
+    folder = tmp_path / "flaky-billing"
+    shutil.copytree(REPO / "sample_runs" / "flaky-billing", folder)
+    return folder
+
+
+def test_json_facts_for_the_flaky_billing_run(billing: Path) -> None:
+    p = tracetui(str(billing), "--id", BILLING[:8], "--yes", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    for key, want in {
+        "command_id": BILLING, "exit_code_then": 1, "exit_code_now": 1,
+        "stdout_bytes_then": 24206, "stdout_bytes_now": 24206, "stdout_verdict": "identical",
+        "stdout_unseen_bytes": 24206 - 8192, "stdout_unseen_start": 8192, "stdout_window": "head",
+        "stderr_bytes_then": 0, "stderr_bytes_now": 0, "stderr_verdict": "identical", "stderr_unseen_bytes": 0,
+        "diff": "", "stdout_diff": "", "cwd": str(billing), "error_now": None,
+        "argv": ["python3", "tools/billing_suite.py", "tests/billing", "-q"],
+        "normalize": ["ansi", "timestamps", "durations", "hex", "tmp"],
+    }.items():
+        assert doc[key] == want, key
+    assert "AssertionError: assert Decimal('33.33') == Decimal('33.34')" in doc["unseen_excerpt"]["stdout"]
+    assert doc["sidecar"] == str(billing / "feedback_record.jsonl.reruns.jsonl")
+    # Announced on stderr, with the warning that the command comes from a trace file.
+    assert "comes from a trace file" in p.stderr
+    assert "argv  python3 tools/billing_suite.py tests/billing -q" in p.stderr
+    assert f"cwd   {billing}" in p.stderr
+    lint = subprocess.run([*ENTRY, "lint", "--strict", str(billing)], capture_output=True, text=True)
+    assert (lint.returncode, lint.stdout) == (0, "issues=0\n")
+
+
+def test_text_output_names_verdicts_and_the_never_seen_part(billing: Path) -> None:
+    p = tracetui(str(billing), "--id", BILLING, "-y", "--excerpt", "1024", "--no-sidecar")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "exit      then 1   now 1"
+    assert lines[1].startswith("stdout    then       24,206 B   now       24,206 B   identical   (head window;")
+    assert "stdout: never seen by the agent: 16,014 B from byte 8,192" in lines
+    assert any("AssertionError: assert Decimal('33.33')" in x for x in lines)
+    assert not (billing / "feedback_record.jsonl.reruns.jsonl").exists()
+
+
+def test_a_changed_output_and_the_normalisation_switch(tmp_path: Path) -> None:
+    (tmp_path / "clock.py").write_text("print('now 2026-11-01T00:00:0' + open('n.txt').read() + 'Z')\n")
+    (tmp_path / "n.txt").write_text("2")
+    rec = tool("c1", argv=[PY, "clock.py"], stdout_bytes=26, stdout_sha256="0" * 64,
+               preview_stdout="now 2026-11-01T00:00:01Z\n")
+    (tmp_path / "run.jsonl").write_text(json.dumps(rec) + "\n")
+    doc = json.loads(tracetui(str(tmp_path / "run.jsonl"), "--id", "c1", "--yes", "--json").stdout)
+    assert (doc["stdout_verdict"], doc["stdout_diff"], doc["stdout_window_changed_raw"]) == ("differs", "", True)
+    p = tracetui(str(tmp_path / "run.jsonl"), "--id", "c1", "--yes", "--json", "--no-normalize", "timestamps")
+    doc = json.loads(p.stdout)
+    assert doc["normalize"] == ["ansi", "durations", "hex", "tmp"]
+    assert "-now 2026-11-01T00:00:01Z\n+now 2026-11-01T00:00:02Z" in doc["stdout_diff"]
+
+
+USAGE = [
+    ("unknown-id", ["--id", "nope", "--yes"], "tracetui: rerun: no span with id 'nope'"),
+    ("ambiguous-prefix", ["--id", "cmd_", "--yes"], "tracetui: rerun: id prefix 'cmd_' is ambiguous: "),
+    ("bad-rule", ["--id", BILLING, "--yes", "--no-normalize", "colour"],
+     "tracetui: rerun: unknown normalisation rule 'colour'"),
+    ("bad-timeout", ["--id", BILLING, "--yes", "--timeout", "0"], "tracetui: rerun: --timeout must be > 0"),
+    ("no-terminal-no-yes", ["--id", BILLING],
+     "tracetui: rerun: refusing to run a command from a trace without confirmation; no terminal to ask on: pass --yes"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "message"), USAGE, ids=[c[0] for c in USAGE])
+def test_usage_errors_exit_2_and_run_nothing(billing: Path, name: str, args: list[str], message: str) -> None:
+    p = tracetui(str(billing), *args)
+    assert p.returncode == 2
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert not (billing / "feedback_record.jsonl.reruns.jsonl").exists()
+
+
+@pytest.mark.parametrize(("answer", "code"), [("n", 2), ("", 2), ("y", 0)], ids=["no", "default-no", "yes"])
+def test_asks_on_a_terminal(billing: Path, answer: str, code: int) -> None:
+    master, slave = pty.openpty()
+    try:
+        os.write(master, (answer + "\n").encode())
+        p = tracetui(str(billing), "--id", BILLING, "--no-sidecar", stdin=slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert p.returncode == code, p.stderr
+    assert "Run it? [y/N] " in p.stderr
+    assert ("exit      then 1   now 1" in p.stdout) is (code == 0)
+
+
+def test_missing_program_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "run.jsonl").write_text(json.dumps(tool("m1", argv=["no-such-program-tracetui"])) + "\n")
+    p = tracetui(str(tmp_path), "--id", "m1", "--yes")
+    assert p.returncode == 1
+    assert "tracetui: re-run failed: command not found: no-such-program-tracetui" in p.stderr
+    assert "error     command not found: no-such-program-tracetui" in p.stdout
+    assert "Traceback" not in p.stderr
+
+
+def test_escape_sequences_from_the_trace_never_reach_the_terminal(tmp_path: Path) -> None:
+    evil = "\x1b]52;c;aGk=\x07\x1b]0;pwned\x07"
+    (tmp_path / "run.jsonl").write_text(json.dumps(tool("e1", argv=[PY, "-c", f"print({evil + 'new'!r})"],
+                                                        preview_stdout=evil + "old\n")) + "\n")
+    p = tracetui(str(tmp_path), "--id", "e1", "--yes", "--no-normalize", "ansi")
+    assert p.returncode == 0, p.stderr
+    assert "\x1b" not in p.stdout and "\x1b" not in p.stderr and "\x07" not in p.stdout
+    assert "-␛]52;c;aGk=␇␛]0;pwned␇old" in p.stdout.splitlines()
+    assert "+␛]52;c;aGk=␇␛]0;pwned␇new" in p.stdout.splitlines()
+    p = tracetui(str(tmp_path), "--id", "e1", "--yes", "--json", "--no-normalize", "ansi", "--no-sidecar")
+    assert not any(ch in p.stdout for ch in "\x1b\x07\x9b") and "\\u001b]52" in p.stdout
+    assert json.loads(p.stdout)["stdout_diff"].endswith("+" + evil + "new\n ")
