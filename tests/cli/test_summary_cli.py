@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from conftest import tool
+from records import tool
 
 
 def summary(*args: str) -> subprocess.CompletedProcess[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import encode_line, tool
+from records import encode_line, tool
 from tracetui.core.index import BAD, build_index
 from tracetui.core.reader import iter_lines
 from tracetui.core.runset import open_path

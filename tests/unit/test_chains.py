@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import tool
+from records import tool
 from tracetui.core.chains import ChainIndex
 from tracetui.core.index import build_index
 from tracetui.core.runset import open_path

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import tool
+from records import tool
 from tracetui.core.index import build_index
 from tracetui.core.lint import RULES, lint_index
 from tracetui.core.runset import open_path

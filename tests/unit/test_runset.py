@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import tool
+from records import tool
 from tracetui.core.index import build_index
 from tracetui.core.runset import RunSetError, open_path, split_member_name
 

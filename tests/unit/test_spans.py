@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conftest import tool
+from records import tool
 from tracetui.core.spans import FEEDBACK, TRACETUI, TRUNCATION_SPAN, NotASpan, normalize
 
 TRUNC_SPAN = {

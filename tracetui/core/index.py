@@ -20,9 +20,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from tracetui.core.reader import BadLine, RawLine, is_blank, iter_lines, open_member, parse_line
+from tracetui.core.reader import (
+    BadLine, RawLine, is_blank, iter_lines, open_member, parse_facts, parse_line,
+)
 from tracetui.core.runset import Member, Run
-from tracetui.core.spans import Span
+from tracetui.core.spans import Facts, Span
 
 # Row flags (one byte per row).
 BAD = 1
@@ -31,6 +33,7 @@ TRUNCATED = 4
 TRUNC_UNKNOWN = 8
 NULL_EXIT = 16
 PROBLEMS = 32
+"""A field had the wrong type or the line invalid UTF-8 (the detail pane lists what)."""
 SIDECAR = 64
 """The row comes from the re-run sidecar, not from the trace itself."""
 
@@ -110,13 +113,13 @@ class RunIndex:
         self._temps.append(tmp)
         return tmp
 
-    def add_line(self, mno: int, raw: RawLine, parsed: Span | BadLine | None = None) -> int | None:
+    def add_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine | None = None) -> int | None:
         """Index one line; returns its row, or None for a blank line."""
         if is_blank(raw):
             return None
         im = self.members[mno]
         if parsed is None:
-            parsed = parse_line(raw, im.member.path)
+            parsed = parse_facts(raw, im.member.path)
         with self._lock:
             row = len(self.flags)
             self.member_no.append(mno)
@@ -138,7 +141,7 @@ class RunIndex:
             self.generation += 1
         return row
 
-    def _add_span(self, row: int, span: Span, mno: int) -> None:
+    def _add_span(self, row: int, span: Facts, mno: int) -> None:
         # Re-runs from the sidecar are rows (they belong in chains) but not facts about the trace.
         sidecar = self.members[mno].member.number < 0
         stats = self.stats if not sidecar else Stats()

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import orjson
 
-from tracetui.core.spans import NotASpan, Span, normalize
+from tracetui.core.spans import Facts, NotASpan, Span, normalize, quick_facts
 
 CHUNK = 1 << 20
 MAX_LINE = 16 << 20
@@ -143,6 +143,25 @@ def parse_line(raw: RawLine, file: str) -> Span | BadLine:
     if note:
         span = _with_problem(span, note)
     return span
+
+
+def parse_facts(raw: RawLine, file: str) -> Facts | BadLine:
+    """A line → the index's facts about it, or a BadLine (same verdicts as :func:`parse_line`)."""
+    if raw.data is None:
+        return parse_line(raw, file)  # type: ignore[return-value]  # always a BadLine here
+    try:
+        value, note = loads(raw.data)
+    except orjson.JSONDecodeError as exc:
+        return BadLine(file, raw.line_no, raw.offset, _json_reason(raw, exc), _head(raw.data))
+    try:
+        facts = quick_facts(value)
+    except NotASpan as exc:
+        return BadLine(file, raw.line_no, raw.offset, str(exc), _head(raw.data))
+    if note and not facts.problems:
+        from dataclasses import replace
+
+        facts = replace(facts, problems=True)
+    return facts
 
 
 def _with_problem(span: Span, note: str) -> Span:

@@ -357,3 +357,107 @@ def normalize(obj: Any) -> Span:
         problems=tuple(f.problems),
         raw=obj,
     )
+
+
+# --------------------------------------------------------------------------- fast facts
+# Indexing a million spans cannot afford a full Span per line. quick_facts() computes just what
+# the index keeps, with the same judgement as normalize(); any value of an unexpected type sends
+# the record down the slow path so the two can never disagree (tests compare them).
+
+_INT = int
+_STREAM_KEYS = {
+    s: (f"{s}_bytes", f"{s}_cap", f"{s}_truncated", f"preview_{s}", f"{s}_head_bytes", f"{s}_tail_bytes",
+        f"{s}_tail")
+    for s in STREAMS
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the index keeps of a span."""
+
+    failed: bool
+    exit_code: int | None
+    truncated: bool | None
+    hidden_bytes: int | None
+    command_id: str | None
+    parent_command_id: str | None
+    problems: bool
+
+
+class _Slow(Exception):
+    pass
+
+
+def _opt_int(v: Any) -> int | None:
+    if v is None or type(v) is _INT:
+        return v
+    raise _Slow
+
+
+def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | None, int | None]:
+    kb, kc, kf, kp, khb, ktb, ktail = _STREAM_KEYS[s]
+    if feedback:
+        tail = obj.get(ktail)
+        if tail is not None and type(tail) is not str:
+            raise _Slow
+        if tail and find_marker(tail) is not None:
+            return True, None
+        return None, None
+    nbytes = _opt_int(obj.get(kb))
+    cap = _opt_int(obj.get(kc))
+    flag = obj.get(kf)
+    if flag is not None and type(flag) is not bool:
+        raise _Slow
+    preview = obj.get(kp)
+    if preview is not None and type(preview) is not str:
+        raise _Slow
+    marker = find_marker(preview) if preview else None
+    if flag is True or (nbytes is not None and cap is not None and nbytes > cap) or marker is not None:
+        head, tail = _opt_int(obj.get(khb)), _opt_int(obj.get(ktb))
+        if nbytes is not None and (head is not None or tail is not None):
+            return True, max(0, nbytes - (head or 0) - (tail or 0))
+        if nbytes is not None and cap is not None:
+            return True, max(0, nbytes - cap)
+        if marker is not None and marker.unit == "bytes" and marker.count is not None:
+            return True, marker.count
+        return True, None
+    if nbytes is None and flag is None:
+        return None, None
+    return False, 0
+
+
+def quick_facts(obj: Any) -> Facts:
+    """The index's facts about one parsed record; raises :class:`NotASpan` like normalize()."""
+    if not isinstance(obj, dict):
+        raise NotASpan(f"expected a JSON object, got {type(obj).__name__}")
+    dialect = detect_dialect(obj)
+    try:
+        feedback = dialect == FEEDBACK
+        if dialect == TRUNCATION_SPAN and "returncode" in obj:
+            exit_code = _opt_int(obj.get("returncode"))
+        else:
+            exit_code = _opt_int(obj.get("exit_code"))
+        out_t, out_h = _stream_facts(obj, "stdout", feedback)
+        err_t, err_h = _stream_facts(obj, "stderr", feedback)
+        cid, pid = obj.get("command_id"), obj.get("parent_command_id")
+        if (cid is not None and type(cid) is not str) or (pid is not None and type(pid) is not str):
+            raise _Slow
+    except _Slow:
+        return _facts_from_span(normalize(obj))
+    truncated = True if (out_t or err_t) else (None if (out_t is None or err_t is None) else False)
+    known = [h for h in (out_h, err_h) if h is not None]
+    return Facts(
+        failed=exit_code != 0,
+        exit_code=exit_code,
+        truncated=truncated,
+        hidden_bytes=sum(known) if known else None,
+        command_id=cid or None,
+        parent_command_id=pid or None,
+        problems=False,
+    )
+
+
+def _facts_from_span(span: Span) -> Facts:
+    return Facts(span.failed, span.exit_code, span.truncated, span.hidden_bytes, span.command_id,
+                 span.parent_command_id, bool(span.problems))

@@ -1,0 +1,36 @@
+"""Record builders shared by the tests (import as `from records import tool`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+Line = dict[str, Any] | str | bytes
+
+
+def encode_line(item: Line) -> bytes:
+    """A record dict becomes one JSON line; str/bytes are written verbatim (for bad lines)."""
+    if isinstance(item, dict):
+        return (json.dumps(item) + "\n").encode()
+    if isinstance(item, str):
+        return item.encode()
+    return item
+
+
+def tool(cid: str | None = None, **fields: Any) -> dict[str, Any]:
+    """A valid tracetui/1 record; keyword arguments override fields."""
+    rec: dict[str, Any] = {
+        "schema": "tracetui/1", "span_type": "tool", "command_id": cid, "parent_command_id": None,
+        "tool_name": "echo", "argv": ["echo", "hi"], "cwd": ".", "started_at": "2026-11-02T09:00:00Z",
+        "duration_ms": 12, "exit_code": 0, "error": None, "agent_note": None,
+        "stdout_bytes": 3, "stdout_cap": 8192, "stdout_truncated": False, "stdout_clip": None,
+        "stdout_sha256": "ab" * 32, "preview_stdout": "hi\n",
+        "stderr_bytes": 0, "stderr_cap": 8192, "stderr_truncated": False, "stderr_clip": None,
+        "stderr_sha256": "cd" * 32, "preview_stderr": "",
+        "encoding": "utf-8", "ok_preview": True, "redacted": 0,
+    }
+    rec.update(fields)
+    return rec
+
+
