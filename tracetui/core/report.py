@@ -192,7 +192,7 @@ def rerun_verdict(original: StreamFacts, rerun: Span) -> str:
     needed = [(0, original.head_bytes or 0)] if original.head_sha256 else []
     if original.tail_sha256:
         needed.append((out.total - (original.tail_bytes or 0), original.tail_bytes or 0))
-    if needed and out.sha256 and out.faithful and all(out.covers(*w) for w in needed):
+    if needed and out.faithful and all(out.covers(*w) for w in needed):
         return diff.verdict(original, out)
     return diff.DIFFERS if full_then and out.sha256 else diff.UNKNOWN
 
