@@ -55,5 +55,5 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     except Exception as exc:  # noqa: BLE001 - a foreign file may hold any shape: never a traceback
         problems.add(f"stopped reading: {type(exc).__name__}: {exc}")
     if count == 0 and not problems.count:
-        problems.add(f"no tool calls found in this {fmt} trace")
-    problems.raise_if_any()
+        raise ImportProblem(f"no tool calls found in this {fmt} trace")
+    problems.raise_if_any(count)

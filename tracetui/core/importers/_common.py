@@ -48,11 +48,12 @@ class Problems:
         if len(self.items) < MAX_PROBLEMS:
             self.items.append(msg)
 
-    def raise_if_any(self) -> None:
+    def raise_if_any(self, imported: int) -> None:
         if not self.count:
             return
         more = f" (and {self.count - len(self.items)} more)" if self.count > len(self.items) else ""
-        raise ImportProblem(f"{self.count} problem(s), the rest was imported: " + "; ".join(self.items) + more)
+        outcome = f"{imported} tool call(s) imported" if imported else "nothing imported"
+        raise ImportProblem(f"{outcome}; {self.count} problem(s): " + "; ".join(self.items) + more)
 
 
 # ------------------------------------------------------------------------------------- reading

@@ -184,9 +184,11 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
         # Codex marks the cuts it makes in what the model reads.
         set_output(rec, seen, full=full, complete=True)
     elif full is not None:
-        # The exec stream keeps only the whole output: what the model read was not recorded.
-        set_output(rec, full, full=full)
-        rec.pop("stdout_truncated", None)
+        # The exec stream keeps only the whole output: what the model read was not recorded, so
+        # whether it was cut is unknown. A byte count would read as "not truncated": it goes in
+        # a field of its own instead.
+        set_output(rec, full)
+        rec["output_bytes"] = len(full.encode("utf-8", errors="replace"))
         rec["model_view_recorded"] = False
     code = rec.pop("_exit", None)
     if not rec.pop("_ended", False):

@@ -45,6 +45,8 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
             instance = obj.get("instance_id")
             yield from _instance(path, line_no, obj["history"], problems, f"line {line_no}: ",
                                  str(instance) if instance is not None else None)
+        elif isinstance(obj, dict) and "history" in obj:
+            problems.add(f"line {line_no}: history is not a list")
         elif isinstance(obj, dict) and ("action" in obj or "observation" in obj):
             stream.append(obj)
     if stream:
