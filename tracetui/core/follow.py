@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from tracetui.core.index import IndexedMember, RunIndex
-from tracetui.core.reader import BadLine, iter_lines, parse_line
+from tracetui.core.reader import BadLine, RawLine, iter_lines, parse_line
 from tracetui.core.runset import Member, Run, split_member_name
 from tracetui.core.spans import Span
 from tracetui.core.watch import DirWatch, Waiter, make_waiter
@@ -87,6 +87,29 @@ def _same_start(a: bytes, b: bytes) -> bool:
     """One is a non-empty prefix of the other: the same content, one perhaps seen further."""
     n = min(len(a), len(b))
     return n > 0 and a[:n] == b[:n]
+
+
+@dataclass(slots=True, eq=False)
+class _OnDisk:
+    """A rotated file as listed during a scan, with the handle it was identified through."""
+
+    path: str
+    number: int
+    gz: bool
+    ident: tuple[int, int]
+    head: bytes | None
+    fh: IO[bytes] | None
+
+
+def _head_of(fh: IO[bytes], gz: bool) -> bytes | None:
+    """First HEAD bytes (decompressed) read through an open handle; None when unreadable yet."""
+    try:
+        if gz:
+            with gzip.GzipFile(fileobj=fh, mode="rb") as z:
+                return z.read(HEAD)
+        return fh.read(HEAD)
+    except (OSError, EOFError):
+        return None
 
 
 def _read_head(path: str, gz: bool) -> bytes | None:
@@ -142,6 +165,9 @@ class Follower:
         self._first_row = -1
         self._items: list[Item] = []
         self._dir_mtime = -1
+        self._unsettled = False
+        """A scan left files it could not classify yet: scan again on the next poll."""
+        self.truncated_seen = False
         self._last_scan = 0.0
         self._dirwatch = DirWatch(self.folder, on_new_run) if watch_dir and on_new_run else None
         self._thread: threading.Thread | None = None
@@ -157,6 +183,7 @@ class Follower:
         self.paused = False
         self._budget = self.batch
         self._first_row, self._items = -1, []
+        self.truncated_seen = False
         if not self._started:
             self._started = True
             self._catch_up()
@@ -243,13 +270,17 @@ class Follower:
             else:
                 # Generations copied and truncated away before we read a byte of them must
                 # be read before what the base holds now.
-                self._scan_if_changed()
+                self._scan_if_changed(force=self._unsettled)
         else:
             self._scan_if_changed()
         if not self._drain():
             return
         if live is not None:
             self._ingest(live, final=False)
+            if self.truncated_seen:
+                self.truncated_seen = False
+                self._on_truncated(live)
+                self._drain()
         elif ident is not None:
             self._open_base()
 
@@ -266,34 +297,53 @@ class Follower:
 
     # ------------------------------------------------------------------ reading
     def _ingest(self, f: _File, *, final: bool, budget: bool = True) -> bool:
-        """Read ``f`` from where it stopped; False when the batch budget ran out first."""
+        """Read ``f`` from where it stopped; False when the batch budget ran out first.
+
+        For the live base (``final`` False) the lines are only kept if the file still starts
+        with what we have read: a copy-and-truncate between our checks and our read would
+        otherwise hand us the middle of some other line. On a mismatch nothing is kept and
+        ``self.truncated_seen`` is set; the copy will supply those lines.
+        """
         fh = f.fh
         if fh is None:
             return True
+        lines: list[RawLine] = []
+        head = f.head
+        complete = True
         try:
             fh.seek(f.size)
             for raw in iter_lines(fh, start_offset=f.size, start_line=f.lines + 1):
                 if not raw.complete and not final:
                     break  # may still grow: wait for its newline
-                if budget and self._budget <= 0:
-                    return False
-                if raw.data is None or raw.data.strip():
-                    if f.mno is None:
-                        f.mno = self._register(f)
-                    parsed = parse_line(raw, f.path)
-                    row = self.index.add_line(f.mno, raw, parsed)
-                    if row is not None:
-                        if self._first_row < 0:
-                            self._first_row = row
-                        self._items.append(parsed)
-                        self._budget -= 1
-                f.size = raw.offset + raw.length + (1 if raw.complete else 0)
-                f.lines = raw.line_no
-            if len(f.head) < HEAD and f.size > len(f.head):
-                f.head = os.pread(fh.fileno(), min(HEAD, f.size), 0)
+                if budget and len(lines) >= self._budget:
+                    complete = False
+                    break
+                if len(head) < HEAD and raw.offset == len(head) and raw.data is not None:
+                    # The head is built from what we read, never re-read later: by then the
+                    # file may have been truncated and rewritten.
+                    head += (raw.data + b"\n" if raw.complete else raw.data)[: HEAD - len(head)]
+                lines.append(raw)
+            if not final and lines and os.pread(fh.fileno(), len(head), 0) != head:
+                self.truncated_seen = True
+                return True
         except OSError as exc:
             self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
-        return True
+        f.head = head
+        for raw in lines:
+            if raw.data is None or raw.data.strip():
+                if f.mno is None:
+                    f.mno = self._register(f)
+                parsed = parse_line(raw, f.path)
+                row = self.index.add_line(f.mno, raw, parsed)
+                if row is not None:
+                    if self._first_row < 0:
+                        self._first_row = row
+                    self._items.append(parsed)
+                    if budget:
+                        self._budget -= 1
+            f.size = raw.offset + raw.length + (1 if raw.complete else 0)
+            f.lines = raw.line_no
+        return complete
 
     def _register(self, f: _File) -> int:
         """Add ``f`` to the index as a member, with a readable copy for gzip members."""
@@ -360,7 +410,9 @@ class Follower:
         if force or mtime != self._dir_mtime or now - self._last_scan > RESCAN_EVERY:
             self._scan()
 
-    def _members_on_disk(self) -> list[tuple[str, int, bool, tuple[int, int]]]:
+    def _members_on_disk(self) -> list[_OnDisk]:
+        """The rotated files of this run now, oldest first, each opened (its inode and first
+        bytes come from the same open file, even while a rotation renames things around us)."""
         try:
             self._dir_mtime = os.stat(self.folder).st_mtime_ns
             names = os.listdir(self.folder)
@@ -374,63 +426,91 @@ class Follower:
                 continue
             path = os.path.join(self.folder, name) if self.folder != os.curdir else name
             try:
-                found.append((path, number, gz, _ident(os.stat(path))))
+                fh = open(path, "rb", buffering=0)
             except OSError:
                 continue
-        return sorted(found, key=lambda e: -e[1])
+            found.append(_OnDisk(path, number, gz, _ident(os.fstat(fh.fileno())), _head_of(fh, gz), fh))
+        return sorted(found, key=lambda e: -e.number)
 
     def _scan(self, *, truncated: _File | None = None) -> None:
         """Match the rotated files on disk to known ones: by inode, then by their first bytes.
 
-        Unknown files that are not copies of known content are generations written since the
-        last poll: they are queued (oldest first) to be read before the base.
+        Unknown files that are not copies of content already read are generations written
+        since the last poll: they are queued (oldest first) to be read before the base.
         """
+        entries = self._members_on_disk()
+        try:
+            self._classify(entries, truncated)
+        finally:
+            for e in entries:
+                if e.fh is not None:
+                    e.fh.close()
+
+    def _classify(self, entries: list[_OnDisk], truncated: _File | None) -> None:
         live = self._live
         known = {f.ident: f for f in self._files if not f.gone}
         present: set[int] = set()
-        unknown = []
+        unknown: list[_OnDisk] = []
         live_rotated = False
-        for path, number, gz, ident in self._members_on_disk():
-            f = known.get(ident)
-            if f is not None and f.head and f is not live:
-                # Inode numbers are reused once a file is deleted: check it is the same content.
-                now = _read_head(path, gz)
-                if now is not None and not _same_start(now, f.head):
-                    f = None
+        for e in entries:
+            f = known.get(e.ident)
+            if f is not None and f.head and e.head is not None and not _same_start(e.head, f.head):
+                f = None  # inode numbers are reused once a file is deleted: not the same file
             if f is not None:
                 present.add(id(f))
                 live_rotated = live_rotated or f is live
-                self._move(f, path, number, gz)
+                self._move(f, e.path, e.number, e.gz)
             else:
-                unknown.append((path, number, gz, ident))
+                unknown.append(e)
         vanished = [f for f in known.values()
                     if id(f) not in present and f is not truncated and f is not live]
+        gone = [f for f in self._files if f.gone]
         base_head: bytes | None = None
-        for path, number, gz, ident in unknown:
-            head = _read_head(path, gz)
+        self._unsettled = False
+        for e in unknown:
+            head = e.head
             if not head or (b"\n" not in head and len(head) < HEAD):
                 # Empty, or not even one line yet (a copier or compressor still writing it):
                 # too little to recognise. Look again later.
+                self._unsettled = True
                 continue
             if truncated is not None and _same_start(head, truncated.head):
-                self._adopt_copy(truncated, path, number, gz, ident)
+                self._adopt_copy(truncated, e)
                 continue
-            twin = next((f for f in vanished if _same_start(head, f.head)), None)
+            # Content already read, under another name (compressed, copied, or seen missing
+            # while a rotation renamed files around us): never read twice.
+            twin = next((f for f in vanished + gone if _same_start(head, f.head)), None)
             if twin is not None:
-                vanished.remove(twin)
-                self._repoint(twin, path, number, gz, ident)
+                if twin in vanished:
+                    vanished.remove(twin)
+                self._repoint(twin, e.path, e.number, e.gz, e.ident)
                 continue
             if any(_same_start(head, f.head) for f in known.values()):
                 continue  # a copy of a member still present (compression, copy in progress)
             if live_rotated:
+                self._unsettled = True
                 continue  # the old base is not finished yet: classify on the next poll
             if base_head is None:
-                base_head = _read_head(self.base, False) or b""
+                base_head = self._live_head()
             if base_head.startswith(head):
+                self._unsettled = True
                 continue  # a copy of the current base being made: not rotated yet
-            self._read_generation(path, number, gz, ident)
+            f = _File(e.path, e.number, e.gz, e.ident)
+            self._files.append(f)
+            self._queue(f, e)
         for f in vanished:
-            self._gone(f, "deleted or rotated out of the set")
+            self._gone(f)
+
+    def _live_head(self) -> bytes:
+        """The base's first bytes now, read through our own handle when we hold one (by name,
+        the base may already be deleted or replaced)."""
+        live = self._live
+        if live is not None and live.fh is not None:
+            try:
+                return os.pread(live.fh.fileno(), HEAD, 0)
+            except OSError:
+                return b""
+        return _read_head(self.base, False) or b""
 
     def _move(self, f: _File, path: str, number: int, gz: bool) -> None:
         """A known inode under a new name (rename rotation): keep its rows readable."""
@@ -445,7 +525,7 @@ class Follower:
 
     def _repoint(self, f: _File, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
         """A vanished member reappears as ``path`` (compressed or copied): read rows from there."""
-        f.path, f.number, f.gz, f.ident = path, number, gz, ident
+        f.path, f.number, f.gz, f.ident, f.gone = path, number, gz, ident, False
         if f.mno is None:
             return
         im = self.index.members[f.mno]
@@ -464,31 +544,27 @@ class Follower:
             self._note(f"{os.path.basename(path)}: cannot decompress: {exc}")
             im.readable = ""
 
-    def _adopt_copy(self, f: _File, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
+    def _adopt_copy(self, f: _File, e: _OnDisk) -> None:
         """The truncated base's copy: re-point its rows there and queue what we had not read."""
-        self._repoint(f, path, number, gz, ident)
-        self._queue(f, path)
+        self._repoint(f, e.path, e.number, e.gz, e.ident)
+        self._queue(f, e)
 
-    def _read_generation(self, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
-        f = _File(path, number, gz, ident)
-        self._files.append(f)
-        self._queue(f, path)
-
-    def _queue(self, f: _File, path: str) -> None:
-        try:
-            f.fh = open(path, "rb", buffering=0)
+    def _queue(self, f: _File, e: _OnDisk) -> None:
+        """Read ``f`` through the handle opened while listing (its name may change meanwhile)."""
+        f.fh, e.fh = e.fh, None
+        if f.fh is not None:
+            f.fh.seek(0)
             f.spooled = False
             self._pending.append(f)
-        except OSError as exc:
-            self._note(f"{os.path.basename(path)}: cannot read: {exc.strerror}")
 
-    def _gone(self, f: _File, why: str) -> None:
+    def _gone(self, f: _File, why: str | None = None) -> None:
         f.gone = True
         if f.mno is not None:
             # Reads of its rows now fail with "cannot read … (rotated away?)" rather than
-            # landing in whatever file took its name.
+            # landing in whatever file takes its name.
             self.index.members[f.mno].readable = ""
-            self._note(f"{os.path.basename(f.path)}: {why}")
+            if why:
+                self._note(f"{os.path.basename(f.path)}: {why}")
 
     def _note(self, text: str) -> None:
         self.notes.append(text)
