@@ -109,7 +109,7 @@ ODD_SHAPES: list[tuple[str, str, Any, bool, int, str | None]] = [
      "1 tool call(s) imported; 1 problem(s): trajectory[0]: not an object, skipped"),
     ("mini-arguments-not-json", "mini-swe-agent",
      {"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "function": {"arguments": "{oops"}}]}]}, False, 0,
-     "nothing imported; 1 problem(s): messages[0].tool_calls[0]: skipped (JSONDecodeError: Expecting property name "
+     "nothing imported; 1 problem(s): messages[0].tool_calls[0]: skipped, unexpected shape (JSONDecodeError: Expecting property name "
      "enclosed in double quotes: line 1 column 2 (char 1))"),
     ("openhands-history-not-list", "openhands", [{"instance_id": "a", "history": 5}], True, 0,
      "nothing imported; 1 problem(s): line 1: history is not a list"),
@@ -175,3 +175,43 @@ def test_agent_markers(name: str, text: str, family: str, clip: str | None, coun
                          ids=["plain", "tag", "below-without-count", "empty"])
 def test_no_marker_in_plain_output(text: str) -> None:
     assert find_marker(text) is None
+
+
+def _mutate(value: Any, rnd: Any) -> Any:
+    odd = [None, 0, -1, 1.5, "", "x", [], {}, [1, "a"], {"a": None}, True, "Exit code 9\n", 2**70]
+    if isinstance(value, dict):
+        return {k: (rnd.choice(odd) if rnd.random() < 0.15 else _mutate(v, rnd))
+                for k, v in value.items() if rnd.random() > 0.08}
+    if isinstance(value, list):
+        return [rnd.choice(odd) if rnd.random() < 0.1 else _mutate(v, rnd) for v in value if rnd.random() > 0.05]
+    return value
+
+
+FUZZED = ["claude_session.jsonl", "swe_agent.traj", "mini_v2.traj.json", "mini_v1.traj.json",
+          "openhands_output.jsonl", "codex_exec.jsonl", "rollout-2025-09-10T09-00-00-0199a300.jsonl",
+          "inspect_log.json"]
+
+
+@pytest.mark.parametrize("name", FUZZED, ids=FUZZED)
+def test_mutated_fixtures_convert_without_raising(tmp_path: Path, name: str) -> None:
+    """Values of the wrong type anywhere: records are still plain JSON, problems are notes."""
+    import random
+
+    import orjson
+
+    fmt = sniff(os.path.join(AGENTS, name))
+    assert fmt is not None
+    text = Path(AGENTS, name).read_text(encoding="utf-8")
+    rnd = random.Random(name)  # seeded: the same mutations every run
+    for _ in range(25):
+        if name.endswith(".jsonl"):
+            data = "".join(json.dumps(_mutate(json.loads(line), rnd)) + "\n" for line in text.splitlines())
+        else:
+            data = json.dumps(_mutate(json.loads(text), rnd))
+        path = tmp_path / name
+        path.write_text(data, encoding="utf-8")
+        try:
+            for record in convert(str(path), fmt):
+                orjson.dumps(record)
+        except ImportProblem as exc:
+            assert "stopped reading" not in str(exc)

@@ -49,7 +49,7 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     try:
         for record in module.convert(path, problems):
             count += 1
-            yield record
+            yield _json_safe(record)
     except (OSError, ImportProblem):
         raise
     except Exception as exc:  # noqa: BLE001 - a foreign file may hold any shape: never a traceback
@@ -57,3 +57,17 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     if count == 0 and not problems.count:
         raise ImportProblem(f"no tool calls found in this {fmt} trace")
     problems.raise_if_any(count)
+
+
+_INT64 = 2**63
+
+
+def _json_safe(value: Any) -> Any:
+    """The record with integers beyond 64 bits as text: the index writes it with orjson."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        return str(value)
+    return value

@@ -265,5 +265,5 @@ def guarded(problems: Problems, where: str, fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
     except Exception as exc:  # noqa: BLE001 - foreign files hold any shape; one bad item is skipped
-        problems.add(f"{where}: skipped ({type(exc).__name__}: {exc})")
+        problems.add(f"{where}: skipped, unexpected shape ({type(exc).__name__}: {exc})")
         return None

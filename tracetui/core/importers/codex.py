@@ -134,7 +134,7 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> None:
         rec["_end_ts"] = ts
         full = ev.get("aggregated_output")
         if not isinstance(full, str) and isinstance(ev.get("stdout"), str):
-            full = ev["stdout"] + (ev.get("stderr") or "")
+            full = ev["stdout"] + (ev["stderr"] if isinstance(ev.get("stderr"), str) else "")
         rec["_full"] = full if isinstance(full, str) else None
         if isinstance(ev.get("stderr"), str) and ev["stderr"]:
             rec["full_stderr"] = ev["stderr"]

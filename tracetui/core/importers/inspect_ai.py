@@ -85,7 +85,8 @@ def _sample(path: str, sample: Any, where: str, problems: Problems) -> Iterator[
             continue
         if msg.get("role") == "tool" and msg.get("tool_call_id") is not None:
             seen[str(msg["tool_call_id"])] = msg
-        for call in msg.get("tool_calls") or []:
+        tool_calls = msg.get("tool_calls")
+        for call in tool_calls if isinstance(tool_calls, list) else []:
             if msg.get("role") == "assistant" and isinstance(call, dict):
                 calls.append((i, call))
     events = sample.get("events") if isinstance(sample.get("events"), list) else []

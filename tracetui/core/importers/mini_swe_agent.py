@@ -54,7 +54,8 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
             continue
         extra = msg.get("extra") if isinstance(msg.get("extra"), dict) else {}
         if msg.get("role") == "assistant":
-            for k, call in enumerate(msg.get("tool_calls") or []):
+            tool_calls = msg.get("tool_calls")
+            for k, call in enumerate(tool_calls if isinstance(tool_calls, list) else []):
                 rec = guarded(problems, f"messages[{i}].tool_calls[{k}]", _call_v2, path, i, msg, call, extra)
                 if rec is not None:
                     calls[rec["command_id"]] = rec

@@ -80,7 +80,7 @@ def _instance(path: str, line_no: int | None, history: Any, problems: Problems, 
                 pairs.append((i, ev, obs))
     last_run: str | None = None
     for i, action, obs in pairs:
-        if action.get("action") in _NOT_TOOLS or not isinstance(action.get("action"), str):
+        if not isinstance(action.get("action"), str) or action["action"] in _NOT_TOOLS:
             continue
         rec = guarded(problems, f"{where}history[{i}]", _span, path, line_no, i, action, obs, instance)
         if rec is None:
