@@ -75,6 +75,8 @@ class _File:
     fh: IO[bytes] | None = None
     """Open handle while the file is read; kept across polls for the live base."""
     spooled: bool = False
+    mtime: int = -1
+    """Modification time at the last truncation check (live base only)."""
     """For gzip members: ``fh`` is our decompressed copy, not the .gz itself."""
     gone: bool = False
 
@@ -374,14 +376,16 @@ class Follower:
 
     # ------------------------------------------------------------------ rotation
     def _was_truncated(self, live: _File, st: os.stat_result) -> bool:
+        changed = st.st_mtime_ns != live.mtime
+        live.mtime = st.st_mtime_ns
         if live.size == 0:
             return False
         if st.st_size < live.size:
             return True
-        if st.st_size == live.size:
+        if not changed and st.st_size == live.size:
             return False
-        # Grown: but is it the same content? A truncate followed by fast writes can leave the
-        # file longer than what we consumed; its first bytes tell.
+        # Written to: but is it the same content? A truncate followed by fast writes can leave
+        # the file as long as (or longer than) what we consumed; its first bytes tell.
         assert live.fh is not None
         try:
             now = os.pread(live.fh.fileno(), len(live.head), 0)
@@ -529,12 +533,13 @@ class Follower:
         if f.mno is None:
             return
         im = self.index.members[f.mno]
+        was_gz = im.member.gz and bool(im.readable)
         im.member.path, im.member.number, im.member.gz = path, number, gz
         if not gz:
             im.readable = path
             return
-        if im.member.gz and im.readable != path:
-            return  # already a decompressed copy of the same content
+        if was_gz:
+            return  # its readable copy is already a decompressed copy of this content
         try:
             with open(path, "rb") as fh:
                 spool = self._spool(fh)
