@@ -113,7 +113,7 @@ def _persisted_withheld(text: str, after: int, total_kb: float) -> int:
 
 
 def _maybe_marked(text: str) -> bool:
-    return any(h in text for h in _HINTS)
+    return any(h in text for h in _HINTS)  # substring scans beat one regex alternation here
 
 
 def split_preview(preview: str) -> tuple[str, int | None, str]:

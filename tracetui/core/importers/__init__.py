@@ -18,6 +18,8 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from tracetui.core.importers._common import ImportProblem, Problems
 from tracetui.core.importers.sniffing import sniff
 
@@ -49,7 +51,11 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     try:
         for record in module.convert(path, problems):
             count += 1
-            yield _json_safe(record)
+            try:
+                orjson.dumps(record)
+            except TypeError:  # an integer beyond 64 bits copied from the source
+                record = _json_safe(record)
+            yield record
     except (OSError, ImportProblem):
         raise
     except Exception as exc:  # noqa: BLE001 - a foreign file may hold any shape: never a traceback

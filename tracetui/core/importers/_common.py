@@ -162,6 +162,10 @@ def parse_time(value: Any) -> datetime | None:
             return None
     if not isinstance(value, str) or not value:
         return None
+    try:
+        return datetime.fromisoformat(value)  # Python 3.11+ reads most forms directly
+    except ValueError:
+        pass
     text = value.strip().replace("Z", "+00:00")
     # fromisoformat before 3.11 wants 0, 3 or 6 fraction digits: pad or cut to 6.
     text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text, count=1)
@@ -210,6 +214,13 @@ def base_record(fmt: str, source_file: str, command_id: str | None, tool_name: s
         "agent_note": None,
         "preview_stdout": "",
         "preview_stderr": "",
+        # The six keys of the minimal truncation contract are always present; null = unknown
+        # (these agents store no byte counts and no caps unless the helpers below find them).
+        "stdout_bytes": None,
+        "stderr_bytes": None,
+        "stdout_cap": None,
+        "stderr_cap": None,
+        "stdout_truncated": None,
         # These agents hand the model one text with both streams in it: it is ``stdout`` here,
         # and nothing can have been withheld from a separate stderr.
         "stderr_truncated": False,
@@ -258,6 +269,37 @@ def set_output(rec: dict[str, Any], preview: str, *, full: str | None = None,
         head, tail = "", head + tail
     rec["stdout_head_bytes"] = len(head.encode("utf-8", errors="replace"))
     rec["stdout_tail_bytes"] = len(tail.encode("utf-8", errors="replace"))
+
+
+class InOrder:
+    """Records yielded in the order their calls appeared, each as soon as it and all before it
+    are finished: memory holds only the calls still waiting, not the whole trace."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, dict[str, Any]] = {}  # insertion-ordered: call order
+        self.finished: set[str] = set()
+
+    def add(self, key: str, rec: dict[str, Any]) -> None:
+        self.records[key] = rec
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.records.get(key)
+
+    def finish(self, key: str) -> Iterator[dict[str, Any]]:
+        """Mark ``key`` done; yield every record at the head of the order that is done."""
+        self.finished.add(key)
+        while self.records:
+            head = next(iter(self.records))
+            if head not in self.finished:
+                break
+            self.finished.discard(head)
+            yield self.records.pop(head)
+
+    def rest(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The records still waiting (never finished, or behind one that never finished)."""
+        while self.records:
+            key = next(iter(self.records))
+            yield key, self.records.pop(key)
 
 
 def guarded(problems: Problems, where: str, fn: Any, *args: Any) -> Any:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.core.importers._common import (
-    NO_CODE, Problems, base_record, duration_ms, guarded, iter_jsonl, one_line, set_exit,
+    NO_CODE, InOrder, Problems, base_record, duration_ms, guarded, iter_jsonl, one_line, set_exit,
     set_output, shell_argv, text_of, tool_argv,
 )
 
@@ -31,8 +31,7 @@ _INTERRUPTED = "[Request interrupted by user"
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
-    calls: dict[str, dict[str, Any]] = {}
-    done: list[dict[str, Any]] = []
+    calls = InOrder()
     for line_no, obj in iter_jsonl(path, problems):
         if not isinstance(obj, dict):
             continue
@@ -45,25 +44,24 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
                 if isinstance(item, dict) and item.get("type") == "tool_use":
                     rec = guarded(problems, f"line {line_no}", _call, path, line_no, obj, item)
                     if rec is not None:
-                        calls[str(rec["command_id"])] = rec
+                        calls.add(str(rec["command_id"]), rec)
         elif obj.get("type") == "user":
             results = [i for i in content if isinstance(i, dict) and i.get("type") == "tool_result"]
             # toolUseResult belongs to the line; it can only be matched when the line holds one result.
             tool_result = obj.get("toolUseResult") if len(results) == 1 else None
             for item in results:
                 key = str(item.get("tool_use_id"))
-                rec = calls.pop(key, None)
-                if rec is None:
+                rec = calls.get(key)
+                if rec is None or key in calls.finished:
                     problems.add(f"line {line_no}: result for a call not in the file ({key})")
                     continue
-                if guarded(problems, f"line {line_no}", _result, rec, item, tool_result, obj, line_no):
-                    done.append(rec)
-    for rec in calls.values():
-        # A call with no result: the session ended (or was cut) while the tool ran.
-        set_exit(rec, None, "no result recorded (the session ended before the tool returned?)")
-        done.append(rec)
-    done.sort(key=lambda r: (r["source_line"], r["source_index"]))
-    yield from done
+                guarded(problems, f"line {line_no}", _result, rec, item, tool_result, obj, line_no)
+                yield from calls.finish(key)
+    for _key, rec in calls.rest():
+        if rec.get("result_line") is None:
+            # A call with no result: the session ended (or was cut) while the tool ran.
+            set_exit(rec, None, "no result recorded (the session ended before the tool returned?)")
+        yield rec
 
 
 def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:

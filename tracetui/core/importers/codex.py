@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.core.importers._common import (
-    Problems, as_int, base_record, duration_ms, iter_jsonl, parse_time, set_exit, set_output,
+    InOrder, Problems, as_int, base_record, duration_ms, iter_jsonl, parse_time, set_exit, set_output,
     shell_argv, text_of,
 )
 
@@ -34,7 +34,8 @@ _SHELL_FUNCTIONS = {"shell", "container.exec", "exec_command", "local_shell", "s
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
-    calls: dict[str, dict[str, Any]] = {}
+    calls = InOrder()
+    done: set[str] = set()  # ids already yielded: a late event for them is ignored
     cwd: str | None = None
     for line_no, obj in iter_jsonl(path, problems):
         if not isinstance(obj, dict):
@@ -47,17 +48,28 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
             continue
         item = ev.get("item")
         if isinstance(kind, str) and kind.startswith("item.") and isinstance(item, dict):
-            if item.get("type") in ("command_execution", "commandExecution"):
-                _exec_item(path, calls, line_no, ts, kind, item, cwd)
+            if item.get("type") in ("command_execution", "commandExecution") and str(item.get("id")) not in done:
+                if _exec_item(path, calls, line_no, ts, kind, item, cwd):
+                    yield from _ready(calls, done, str(item.get("id")))
             continue
         call_id = ev.get("call_id")
-        if call_id is None:
+        if call_id is None or str(call_id) in done:
             continue
         rec = calls.get(str(call_id))
         if rec is None:
-            rec = calls[str(call_id)] = _new(path, str(call_id), line_no, cwd)
-        _merge(rec, kind, ev, ts)
-    for rec in calls.values():
+            rec = _new(path, str(call_id), line_no, cwd)
+            calls.add(str(call_id), rec)
+        # The last event of a call: its output as sent to the model, or the end of an exec
+        # when no function call asked for one (older exec streams).
+        if _merge(rec, kind, ev, ts) and (kind == "function_call_output" or not rec.get("_wants_output")):
+            yield from _ready(calls, done, str(call_id))
+    for _key, rec in calls.rest():
+        yield _finish(rec)
+
+
+def _ready(calls: InOrder, done: set[str], key: str) -> Iterator[dict[str, Any]]:
+    done.add(key)
+    for rec in calls.finish(key):
         yield _finish(rec)
 
 
@@ -92,12 +104,14 @@ def _argv(command: Any) -> list[str]:
     return []
 
 
-def _exec_item(path: str, calls: dict[str, dict[str, Any]], line_no: int, ts: Any, kind: str,
-               item: dict[str, Any], cwd: str | None) -> None:
+def _exec_item(path: str, calls: InOrder, line_no: int, ts: Any, kind: str,
+               item: dict[str, Any], cwd: str | None) -> bool:
+    """Fold one exec-stream item event in; True when it completes the command."""
     cid = str(item.get("id"))
     rec = calls.get(cid)
     if rec is None:
-        rec = calls[cid] = _new(path, cid, line_no, cwd)
+        rec = _new(path, cid, line_no, cwd)
+        calls.add(cid, rec)
         rec["started_at"] = ts if isinstance(ts, str) else None
     rec["argv"] = _argv(item.get("command")) or rec["argv"]
     rec["_status"] = item.get("status")
@@ -107,9 +121,12 @@ def _exec_item(path: str, calls: dict[str, dict[str, Any]], line_no: int, ts: An
         rec["_full"] = out if isinstance(out, str) else None
         rec["_exit"] = as_int(item.get("exit_code"))
         rec["_ended"] = True
+        return True
+    return False
 
 
-def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> None:
+def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> bool:
+    """Fold one event into its call's record; True when the event ends the call."""
     if kind in ("function_call", "local_shell_call"):
         args: Any = ev.get("arguments")
         if isinstance(args, str):
@@ -119,6 +136,7 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> None:
                 args = {"command": args}
         action = ev.get("action") if isinstance(ev.get("action"), dict) else {}
         args = args if isinstance(args, dict) else action
+        rec["_wants_output"] = True
         rec["tool_name"] = str(ev.get("name") or "shell")
         rec["rerunnable"] = rec["tool_name"] in _SHELL_FUNCTIONS or kind == "local_shell_call"
         rec["argv"] = rec["argv"] or _argv(args.get("command") or args.get("cmd"))
@@ -142,6 +160,7 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> None:
             rec["_seen"] = ev["formatted_output"]
         rec["_exit"] = as_int(ev.get("exit_code"))
         rec["duration_ms"] = _duration(ev.get("duration"))
+        return True
     elif kind == "function_call_output":
         rec["_ended"] = True
         out = ev.get("output")
@@ -154,8 +173,10 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> None:
             except ValueError:
                 pass
         rec.setdefault("_seen_call", text_of(out))
-        if "_exit" not in rec and isinstance(meta, dict):
+        if rec.get("_exit") is None and isinstance(meta, dict):
             rec["_exit"] = as_int(meta.get("exit_code"))
+        return True
+    return False
 
 
 def _duration(value: Any) -> float | None:
@@ -178,6 +199,7 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
     full = rec.pop("_full", None)
     end_ts = rec.pop("_end_ts", None)
     status = rec.pop("_status", None)
+    rec.pop("_wants_output", None)
     if rec["duration_ms"] is None:
         rec["duration_ms"] = duration_ms(rec["started_at"], end_ts) if parse_time(end_ts) else None
     if seen is not None:
