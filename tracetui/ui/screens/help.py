@@ -49,12 +49,12 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, bindings: list[Binding]) -> None:
         super().__init__()
-        self._bindings = bindings
+        self.key_bindings = bindings
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text("Keys", style="bold underline"))
-            yield Static(key_table(self._bindings), id="help-keys")
+            yield Static(key_table(self.key_bindings), id="help-keys")
             yield Static(Text("Panes", style="bold underline"))
             yield Static(Text(PANES), id="help-panes")
             yield Static(Text("Ctrl+P opens the command palette: every action by name.", style="dim"))

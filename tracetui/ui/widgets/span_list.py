@@ -164,7 +164,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         text.append(argv.text, self._style(argv.style))
         text.truncate(width, overflow="ellipsis", pad=True)
         if cursor:
-            text.stylize(self._style("cursor"))
+            text.stylize_before(self._style("cursor"))  # under the cells: badge and colours stay
         segments = list(text.render(self.app.console, end=""))
         return Strip(Segment.apply_style(segments, self.rich_style), width).crop(0, width)
 

@@ -1,0 +1,86 @@
+"""Regenerate the viewer's screenshots (SVG) from ``sample_runs/`` at fixed sizes.
+
+    .venv/bin/python screenshots/make_screenshots.py
+
+Each shot opens the run headless (``App.run_test``), waits for the index, does what a person
+would do (keys), and saves the screen. Nothing depends on the clock, so the SVGs only change
+when the viewer or the sample runs do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "screenshots")
+RUN = os.path.join("sample_runs", "flaky-billing")
+
+
+async def shot(name: str, size: tuple[int, int], setup) -> None:  # type: ignore[no-untyped-def]
+    from tracetui.core.runset import open_paths
+    from tracetui.ui.app import TraceApp
+
+    app = TraceApp(open_paths([RUN]), follow=False)
+    async with app.run_test(size=size) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await setup(app, pilot)
+        await pilot.pause()
+        app.save_screenshot(f"{name}.svg", path=OUT)
+    print(f"screenshots/{name}.svg")
+
+
+async def postmortem(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """As opened: the latest failure selected."""
+
+
+async def truncated(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """The first truncated span, its detail scrolled to the clip point's banner."""
+    from tracetui.ui.widgets.detail import DetailPane
+
+    await pilot.press("g", "t")
+    await pilot.pause()
+    pane = app.query_one(DetailPane)
+    lines = pane.body.render().plain.splitlines()
+    at = next((i for i, ln in enumerate(lines) if "the agent never saw" in ln), 0)
+    pane.scroll_to(y=max(0, at - 8), animate=False, immediate=True)
+
+
+async def chain(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """The longest retry chain, its last attempt selected."""
+    from tracetui.core.chains import ChainIndex
+
+    chains = ChainIndex(app.index).multi_attempt_chains()
+    if chains:
+        longest = max(chains, key=lambda c: len(c.rows()))
+        app.select_row(longest.rows()[-1])
+
+
+async def help_screen(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("question_mark")
+
+
+SHOTS = [
+    ("postmortem", (160, 48), postmortem),
+    ("postmortem-80x24", (80, 24), postmortem),
+    ("truncated-detail", (160, 48), truncated),
+    ("chain", (160, 48), chain),
+    ("help", (120, 40), help_screen),
+]
+
+
+def main() -> int:
+    os.chdir(ROOT)  # run names in the header are relative: same SVG wherever the repo lives
+    sys.path.insert(0, ROOT)
+    if not os.path.isdir(RUN):
+        print(f"{RUN} is missing (sample_runs/make_samples.py makes it)", file=sys.stderr)
+        return 2
+    for name, size, setup in SHOTS:
+        asyncio.run(shot(name, size, setup))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
