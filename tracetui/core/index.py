@@ -74,9 +74,9 @@ class RunIndex:
         self.member_no = array("H")
         self.offset = array("q")
         self.length = array("q")
-        self.line_no = array("l")
+        self.line_no = array("i")
         self.flags = array("B")
-        self.exit = array("l")
+        self.exit = array("i")
         self.hidden = array("q")
         self.ids: list[str | None] = []
         self.parent_ids: dict[int, str] = {}
@@ -126,58 +126,68 @@ class RunIndex:
             self.offset.append(raw.offset)
             self.length.append(raw.length)
             self.line_no.append(raw.line_no)
-            stats = self.stats
-            if isinstance(parsed, BadLine):
-                self.flags.append(BAD)
-                self.exit.append(NO_EXIT)
-                self.hidden.append(0)
-                self.ids.append(None)
-                self.bad[row] = parsed
-                stats.bad_lines += 1
-            else:
-                self._add_span(row, parsed, mno)
+            self.flags.append(0)
+            self.exit.append(NO_EXIT)
+            self.hidden.append(NO_VALUE)
+            self.ids.append(None)
+            self.fill_row(row, parsed, sidecar=im.member.number < 0)
+            self.register_ids(row, row + 1)
             im.lines = max(im.lines, raw.line_no)
             im.size = max(im.size, raw.offset + raw.length + (1 if raw.complete else 0))
             self.generation += 1
         return row
 
-    def _add_span(self, row: int, span: Facts, mno: int) -> None:
+    def fill_row(self, row: int, parsed: Facts | BadLine, *, sidecar: bool) -> None:
+        """Set an appended row's columns and count it (ids are registered by register_ids)."""
+        if isinstance(parsed, BadLine):
+            self.flags[row] = BAD
+            self.hidden[row] = 0
+            self.bad[row] = parsed
+            self.stats.bad_lines += 1
+            return
         # Re-runs from the sidecar are rows (they belong in chains) but not facts about the trace.
-        sidecar = self.members[mno].member.number < 0
         stats = self.stats if not sidecar else Stats()
         flags = SIDECAR if sidecar else 0
-        if span.failed:
+        if parsed.failed:
             flags |= FAILED
             stats.failed += 1
-            if not sidecar:
+            if not sidecar and (self.latest_failure is None or row > self.latest_failure):
                 self.latest_failure = row
-        if span.exit_code is None:
+        if parsed.exit_code is None:
             flags |= NULL_EXIT
-        truncated = span.truncated
-        if truncated:
+        if parsed.truncated:
             flags |= TRUNCATED
             stats.truncated += 1
-        elif truncated is None:
+        elif parsed.truncated is None:
             flags |= TRUNC_UNKNOWN
-        if span.problems:
+        if parsed.problems:
             flags |= PROBLEMS
-        hidden = span.hidden_bytes
+        hidden = parsed.hidden_bytes
         stats.hidden_bytes += hidden or 0
         stats.spans += 1
-        self.flags.append(flags)
-        self.exit.append(NO_EXIT if span.exit_code is None else _clamp32(span.exit_code))
-        self.hidden.append(NO_VALUE if hidden is None else hidden)
-        cid = span.command_id
-        self.ids.append(cid)
-        if cid is not None:
-            first = self.id_rows.setdefault(cid, row)
-            if first != row:
-                self.duplicates.setdefault(cid, [first]).append(row)
-        if span.parent_command_id is not None:
-            self.parent_ids[row] = span.parent_command_id
+        self.flags[row] = flags
+        self.exit[row] = NO_EXIT if parsed.exit_code is None else _clamp32(parsed.exit_code)
+        self.hidden[row] = NO_VALUE if hidden is None else hidden
+        self.ids[row] = parsed.command_id
+        if parsed.parent_command_id is not None:
+            self.parent_ids[row] = parsed.parent_command_id
+
+    def register_ids(self, start: int, stop: int) -> None:
+        """Record rows' command ids for chains, in row order (the first occurrence wins)."""
+        id_rows, ids = self.id_rows, self.ids
+        for row in range(start, stop):
+            cid = ids[row]
+            if cid is not None:
+                first = id_rows.setdefault(cid, row)
+                if first != row:
+                    self.duplicates.setdefault(cid, [first]).append(row)
 
     def index_member(self, mno: int, progress: Callable[[int], None] | None = None) -> None:
         """Read a whole member from where indexing stopped (all of it, the first time)."""
+        from tracetui.core.fastindex import index_member_fast
+
+        if self.members[mno].member.number >= 0 and index_member_fast(self, mno, progress):
+            return
         im = self.members[mno]
         with open_member(im.readable, False) as fh:
             fh.seek(im.size)

@@ -1,0 +1,580 @@
+/* The index's hot loop in C: validate each JSON line and pull out the few facts the index keeps.
+ *
+ * Python's per-line overhead (a dict per line, then field lookups) costs more than parsing itself
+ * on a million-span run. This scanner walks a buffer of complete lines once, validates every line
+ * as JSON (strings, escapes, UTF-8, numbers, nesting), and for the top-level keys the index needs it
+ * records values directly into packed columns. Anything it cannot judge exactly as the Python path
+ * would (a marker that decides truncation, an odd type, an escaped id, an unknown dialect, bad JSON)
+ * is flagged "slow" and the Python path (reader.parse_facts) handles that line. The two paths are
+ * compared on the same inputs by tests/unit/test_scan.py.
+ *
+ * scan(buf, base_offset, first_line) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
+ *                            ids, parents, failed, truncated, hidden_sum, last_failed)
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define F_FAILED 2
+#define F_TRUNCATED 4
+#define F_TRUNC_UNKNOWN 8
+#define F_NULL_EXIT 16
+#define NO_EXIT INT32_MIN
+#define MAX_DEPTH 256
+
+enum { V_ABSENT = 0, V_NULL, V_INT, V_TRUE, V_FALSE, V_STR, V_OTHER };
+
+typedef struct {
+    int kind;
+    int64_t num;
+    const unsigned char *s; /* string contents (raw, between the quotes) */
+    Py_ssize_t slen;
+    int escaped; /* the string held a backslash escape */
+    int hint;    /* the string holds a word that may belong to a truncation marker */
+} Val;
+
+enum {
+    K_SCHEMA, K_SPAN_TYPE, K_EXIT, K_RETURNCODE, K_CID, K_PID, K_ARGV, K_COMMAND,
+    K_OUT_TAIL, K_ERR_TAIL, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB,
+    K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, K_COUNT
+};
+
+static const char *KEY_NAMES[K_COUNT] = {
+    "schema", "span_type", "exit_code", "returncode", "command_id", "parent_command_id", "argv",
+    "command", "stdout_tail", "stderr_tail", "stdout_bytes", "stdout_cap", "stdout_truncated",
+    "preview_stdout", "stdout_head_bytes", "stdout_tail_bytes", "stderr_bytes", "stderr_cap",
+    "stderr_truncated", "preview_stderr", "stderr_head_bytes", "stderr_tail_bytes",
+};
+
+typedef struct {
+    const unsigned char *p;
+    const unsigned char *end;
+    int ok;
+    int slow; /* valid JSON, but something (a \\uD800-style escape) only Python judges exactly */
+} Cur;
+
+static void skip_ws(Cur *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n')) c->p++;
+}
+
+/* Words whose presence may mean a truncation marker; set from markers._HINTS by set_hints(). */
+#define MAX_HINTS 32
+static char HINTS[MAX_HINTS][64];
+static size_t HINT_LENS[MAX_HINTS];
+static int NHINTS = 0;
+
+/* One pass over the string: FIRST[c] holds the hints that start with byte c. */
+static uint32_t FIRST[256];
+
+static int has_hint(const unsigned char *s, Py_ssize_t n) {
+    const unsigned char *end = s + n;
+    for (const unsigned char *q = s; q < end; q++) {
+        uint32_t m = FIRST[*q];
+        while (m) {
+            int h = __builtin_ctz(m);
+            m &= m - 1;
+            size_t hl = HINT_LENS[h];
+            if ((size_t)(end - q) >= hl && q[1] == (unsigned char)HINTS[h][1] && memcmp(q, HINTS[h], hl) == 0) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Bytes that end the fast run inside a string: the quote, a backslash, controls, non-ASCII. */
+static unsigned char SPECIAL[256];
+
+static void init_tables(void) {
+    for (int i = 0; i < 256; i++) SPECIAL[i] = (i == '"' || i == '\\' || i < 0x20 || i >= 0x80);
+}
+
+static int hexval(unsigned char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* A JSON string starting at the opening quote; validates escapes and UTF-8 (as orjson does). */
+static void parse_string(Cur *c, Val *v) {
+    const unsigned char *p = c->p + 1, *end = c->end;
+    const unsigned char *start = p;
+    int escaped = 0;
+    while (p < end) {
+        while (p < end && !SPECIAL[*p]) p++;
+        if (p >= end) break;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            if (v) {
+                v->kind = V_STR;
+                v->s = start;
+                v->slen = p - start;
+                v->escaped = escaped;
+            }
+            c->p = p + 1;
+            return;
+        }
+        if (ch == '\\') {
+            escaped = 1;
+            if (p + 1 >= end) break;
+            unsigned char e = p[1];
+            if (e == 'u') {
+                if (p + 6 > end) break;
+                if (hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0) break;
+                if ((p[2] == 'd' || p[2] == 'D') && hexval(p[3]) >= 8) c->slow = 1; /* surrogates */
+                p += 6;
+                continue;
+            }
+            if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+                p += 2;
+                continue;
+            }
+            break;
+        }
+        if (ch < 0x20) break;
+        if (ch < 0x80) {
+            p++;
+            continue;
+        }
+        /* UTF-8: reject overlongs, surrogates and anything past U+10FFFF. */
+        int n;
+        uint32_t cp;
+        if (ch >= 0xC2 && ch <= 0xDF) { n = 1; cp = ch & 0x1F; }
+        else if (ch >= 0xE0 && ch <= 0xEF) { n = 2; cp = ch & 0x0F; }
+        else if (ch >= 0xF0 && ch <= 0xF4) { n = 3; cp = ch & 0x07; }
+        else break;
+        if (p + n >= end) break;
+        int bad = 0;
+        for (int i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80) { bad = 1; break; }
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if (bad) break;
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) break;
+        p += n + 1;
+    }
+    c->ok = 0;
+}
+
+static void parse_number(Cur *c, Val *v) {
+    const unsigned char *p = c->p, *end = c->end;
+    int neg = 0, is_int = 1, digits = 0;
+    uint64_t acc = 0;
+    int overflow = 0;
+    if (p < end && *p == '-') { neg = 1; p++; }
+    if (p >= end) { c->ok = 0; return; }
+    if (*p == '0') {
+        p++;
+        digits = 1;
+    } else if (*p >= '1' && *p <= '9') {
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (acc > (UINT64_MAX - 9) / 10) overflow = 1;
+            acc = acc * 10 + (uint64_t)(*p - '0');
+            p++;
+            digits++;
+        }
+    } else { c->ok = 0; return; }
+    if (p < end && *p == '.') {
+        is_int = 0;
+        p++;
+        if (p >= end || !(*p >= '0' && *p <= '9')) { c->ok = 0; return; }
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        is_int = 0;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || !(*p >= '0' && *p <= '9')) { c->ok = 0; return; }
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    c->p = p;
+    if (v) {
+        if (is_int && !overflow && acc <= (uint64_t)INT64_MAX) {
+            v->kind = V_INT;
+            v->num = neg ? -(int64_t)acc : (int64_t)acc;
+        } else {
+            v->kind = V_OTHER; /* a float or a huge int: the Python path decides */
+        }
+    }
+    (void)digits;
+}
+
+static void parse_value(Cur *c, Val *v, int depth);
+
+static void parse_container(Cur *c, int depth, char close) {
+    if (depth > MAX_DEPTH) { c->ok = 0; return; }
+    c->p++; /* past [ or { */
+    skip_ws(c);
+    if (c->p < c->end && *c->p == close) { c->p++; return; }
+    while (c->ok) {
+        skip_ws(c);
+        if (close == '}') {
+            if (c->p >= c->end || *c->p != '"') { c->ok = 0; return; }
+            parse_string(c, NULL);
+            if (!c->ok) return;
+            skip_ws(c);
+            if (c->p >= c->end || *c->p != ':') { c->ok = 0; return; }
+            c->p++;
+            skip_ws(c);
+        }
+        parse_value(c, NULL, depth + 1);
+        if (!c->ok) return;
+        skip_ws(c);
+        if (c->p >= c->end) { c->ok = 0; return; }
+        if (*c->p == ',') { c->p++; continue; }
+        if (*c->p == close) { c->p++; return; }
+        c->ok = 0;
+        return;
+    }
+}
+
+static void parse_value(Cur *c, Val *v, int depth) {
+    if (c->p >= c->end) { c->ok = 0; return; }
+    unsigned char ch = *c->p;
+    if (v) v->kind = V_OTHER;
+    switch (ch) {
+    case '"':
+        parse_string(c, v);
+        return;
+    case '{':
+        parse_container(c, depth, '}');
+        return;
+    case '[':
+        parse_container(c, depth, ']');
+        return;
+    case 't':
+        if (c->end - c->p >= 4 && memcmp(c->p, "true", 4) == 0) { c->p += 4; if (v) v->kind = V_TRUE; return; }
+        break;
+    case 'f':
+        if (c->end - c->p >= 5 && memcmp(c->p, "false", 5) == 0) { c->p += 5; if (v) v->kind = V_FALSE; return; }
+        break;
+    case 'n':
+        if (c->end - c->p >= 4 && memcmp(c->p, "null", 4) == 0) { c->p += 4; if (v) v->kind = V_NULL; return; }
+        break;
+    default:
+        if (ch == '-' || (ch >= '0' && ch <= '9')) { parse_number(c, v); return; }
+    }
+    c->ok = 0;
+}
+
+/* Keys bucketed by length: a line has ~30 keys and most are not ours, so most lookups end at
+ * an empty or one-entry bucket. */
+#define MAX_KEY_LEN 32
+static int BUCKET[MAX_KEY_LEN][K_COUNT + 1];
+
+static int key_index(const unsigned char *s, Py_ssize_t n) {
+    if (n <= 0 || n >= MAX_KEY_LEN) return -1;
+    for (const int *k = BUCKET[n]; *k >= 0; k++) {
+        if (s[0] == (unsigned char)KEY_NAMES[*k][0] && memcmp(KEY_NAMES[*k], s, (size_t)n) == 0) return *k;
+    }
+    return -1;
+}
+
+/* Parse one line as a top-level object, filling vals[]. Returns 1 when it is valid JSON. */
+static int parse_line(const unsigned char *p, const unsigned char *end, Val *vals) {
+    Cur c = {p, end, 1, 0};
+    for (int k = 0; k < K_COUNT; k++) vals[k].kind = V_ABSENT;
+    skip_ws(&c);
+    if (c.p >= c.end || *c.p != '{') return 0;
+    c.p++;
+    skip_ws(&c);
+    if (c.p < c.end && *c.p == '}') {
+        c.p++;
+    } else {
+        while (c.ok) {
+            skip_ws(&c);
+            if (c.p >= c.end || *c.p != '"') return 0;
+            Val key;
+            key.kind = V_ABSENT;
+            parse_string(&c, &key);
+            if (!c.ok) return 0;
+            skip_ws(&c);
+            if (c.p >= c.end || *c.p != ':') return 0;
+            c.p++;
+            skip_ws(&c);
+            int k = key.escaped ? -2 : key_index(key.s, key.slen);
+            if (k == -2) return 0; /* an escaped key might spell one we need: let Python judge */
+            Val tmp;
+            parse_value(&c, k >= 0 ? &tmp : NULL, 1);
+            if (!c.ok) return 0;
+            if (k >= 0) {
+                tmp.hint = (tmp.kind == V_STR) ? has_hint(tmp.s, tmp.slen) : 0;
+                vals[k] = tmp; /* a repeated key: the last one wins, as in orjson */
+            }
+            skip_ws(&c);
+            if (c.p >= c.end) return 0;
+            if (*c.p == ',') { c.p++; continue; }
+            if (*c.p == '}') { c.p++; break; }
+            return 0;
+        }
+        if (!c.ok) return 0;
+    }
+    skip_ws(&c);
+    return c.p == c.end && !c.slow;
+}
+
+static int str_eq(const Val *v, const char *lit) {
+    size_t n = strlen(lit);
+    return v->kind == V_STR && !v->escaped && (size_t)v->slen == n && memcmp(v->s, lit, n) == 0;
+}
+
+static int str_prefix(const Val *v, const char *lit) {
+    size_t n = strlen(lit);
+    return v->kind == V_STR && !v->escaped && (size_t)v->slen >= n && memcmp(v->s, lit, n) == 0;
+}
+
+static int opt_int(const Val *v) { return v->kind == V_ABSENT || v->kind == V_NULL || v->kind == V_INT; }
+static int is_none(const Val *v) { return v->kind == V_ABSENT || v->kind == V_NULL; }
+
+/* Per-stream verdict for the non-feedback dialects. Returns 0 when the Python path must decide. */
+static int stream_facts(Val *vals, int kb, int kc, int kf, int kp, int kh, int kt, int *trunc, int64_t *hidden) {
+    Val *b = &vals[kb], *cap = &vals[kc], *flag = &vals[kf], *prev = &vals[kp], *head = &vals[kh], *tail = &vals[kt];
+    if (!opt_int(b) || !opt_int(cap) || !opt_int(head) || !opt_int(tail)) return 0;
+    if (!(is_none(flag) || flag->kind == V_TRUE || flag->kind == V_FALSE)) return 0;
+    if (!(is_none(prev) || prev->kind == V_STR)) return 0;
+    int by_flag_or_bytes = flag->kind == V_TRUE || (b->kind == V_INT && cap->kind == V_INT && b->num > cap->num);
+    int may_mark = prev->kind == V_STR && prev->hint;
+    if (by_flag_or_bytes) {
+        if (b->kind == V_INT && (head->kind == V_INT || tail->kind == V_INT)) {
+            int64_t h = b->num - (head->kind == V_INT ? head->num : 0) - (tail->kind == V_INT ? tail->num : 0);
+            *trunc = 1;
+            *hidden = h > 0 ? h : 0;
+            return 1;
+        }
+        if (b->kind == V_INT && cap->kind == V_INT) {
+            int64_t h = b->num - cap->num;
+            *trunc = 1;
+            *hidden = h > 0 ? h : 0;
+            return 1;
+        }
+        if (may_mark) return 0; /* the marker's count would decide the hidden bytes */
+        *trunc = 1;
+        *hidden = -1;
+        return 1;
+    }
+    if (may_mark) return 0; /* a marker may make it truncated: Python's find_marker decides */
+    if (is_none(b) && is_none(flag)) {
+        *trunc = -1; /* truncation unknown */
+        *hidden = -1;
+        return 1;
+    }
+    *trunc = 0;
+    *hidden = 0;
+    return 1;
+}
+
+typedef struct {
+    int ok;
+    int32_t exit;
+    uint8_t flags;
+    int64_t hidden;
+} Facts;
+
+/* The same judgement as spans.quick_facts; ok=0 sends the line to Python. */
+static Facts line_facts(Val *vals) {
+    Facts f = {0, NO_EXIT, 0, -1};
+    Val *schema = &vals[K_SCHEMA];
+    int feedback = 0, truncspan = 0;
+    if (schema->kind == V_STR && schema->escaped) return f;
+    if (str_prefix(schema, "tracetui/") || str_prefix(schema, "import/")) {
+        /* ours, or an importer's record */
+    } else if (vals[K_OUT_TAIL].kind != V_ABSENT || vals[K_ERR_TAIL].kind != V_ABSENT ||
+               (vals[K_COMMAND].kind != V_ABSENT && vals[K_ARGV].kind == V_ABSENT)) {
+        feedback = 1;
+    } else if (str_eq(&vals[K_SPAN_TYPE], "tool") || vals[K_OUT_BYTES].kind != V_ABSENT ||
+               vals[K_RETURNCODE].kind != V_ABSENT) {
+        truncspan = 1;
+    } else if (vals[K_ARGV].kind != V_ABSENT &&
+               (vals[K_EXIT].kind != V_ABSENT || vals[K_OUT_PREVIEW].kind != V_ABSENT)) {
+        truncspan = 1;
+    } else {
+        return f; /* not a span of a known dialect: Python writes the message */
+    }
+    if (vals[K_SPAN_TYPE].kind == V_STR && vals[K_SPAN_TYPE].escaped) return f;
+    Val *ex = (truncspan && vals[K_RETURNCODE].kind != V_ABSENT) ? &vals[K_RETURNCODE] : &vals[K_EXIT];
+    if (!opt_int(ex)) return f;
+    for (int k = K_CID; k <= K_PID; k++) {
+        Val *v = &vals[k];
+        if (!(is_none(v) || (v->kind == V_STR && !v->escaped))) return f;
+    }
+    int t_out, t_err;
+    int64_t h_out, h_err;
+    if (feedback) {
+        for (int k = K_OUT_TAIL; k <= K_ERR_TAIL; k++) {
+            Val *v = &vals[k];
+            if (!(is_none(v) || v->kind == V_STR)) return f;
+            if (v->kind == V_STR && v->hint) return f;
+        }
+        t_out = t_err = -1;
+        h_out = h_err = -1;
+    } else {
+        if (!stream_facts(vals, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB, &t_out, &h_out)) return f;
+        if (!stream_facts(vals, K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, &t_err, &h_err)) return f;
+    }
+    if (ex->kind == V_INT) {
+        if (ex->num < INT32_MIN + 1 || ex->num > INT32_MAX) return f; /* Python clamps: let it */
+        f.exit = (int32_t)ex->num;
+        if (ex->num != 0) f.flags |= F_FAILED;
+    } else {
+        f.flags |= F_FAILED | F_NULL_EXIT;
+    }
+    if (t_out == 1 || t_err == 1) f.flags |= F_TRUNCATED;
+    else if (t_out == -1 || t_err == -1) f.flags |= F_TRUNC_UNKNOWN;
+    if (h_out < 0 && h_err < 0) f.hidden = -1;
+    else f.hidden = (h_out > 0 ? h_out : 0) + (h_err > 0 ? h_err : 0);
+    f.ok = 1;
+    return f;
+}
+
+static PyObject *id_object(const Val *v) {
+    if (v->kind != V_STR || v->slen == 0) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8((const char *)v->s, v->slen, "strict");
+}
+
+static int is_blank(const unsigned char *p, const unsigned char *end) {
+    for (; p < end; p++) {
+        unsigned char ch = *p;
+        if (!(ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f')) return 0;
+    }
+    return 1;
+}
+
+static PyObject *scan(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    long long base_offset, first_line;
+    if (!PyArg_ParseTuple(args, "y*LL", &buf, &base_offset, &first_line)) return NULL;
+    const unsigned char *data = buf.buf, *end = data + buf.len;
+    PyObject *offsets = PyByteArray_FromStringAndSize(NULL, 0), *lengths = PyByteArray_FromStringAndSize(NULL, 0);
+    PyObject *line_idx = PyByteArray_FromStringAndSize(NULL, 0), *hiddens = PyByteArray_FromStringAndSize(NULL, 0);
+    PyObject *exits = PyByteArray_FromStringAndSize(NULL, 0), *flagcol = PyByteArray_FromStringAndSize(NULL, 0);
+    PyObject *slow = PyByteArray_FromStringAndSize(NULL, 0);
+    PyObject *ids = PyList_New(0), *parents = PyList_New(0);
+    PyObject *result = NULL;
+    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !slow || !ids || !parents) goto done;
+
+    /* Count lines first so the columns are sized once. */
+    Py_ssize_t nlines = 0;
+    for (const unsigned char *q = data; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) nlines++;
+    if (PyByteArray_Resize(offsets, nlines * 8) < 0 || PyByteArray_Resize(lengths, nlines * 8) < 0 ||
+        PyByteArray_Resize(line_idx, nlines * 4) < 0 || PyByteArray_Resize(hiddens, nlines * 8) < 0 ||
+        PyByteArray_Resize(exits, nlines * 4) < 0 || PyByteArray_Resize(flagcol, nlines) < 0 ||
+        PyByteArray_Resize(slow, nlines * 4) < 0)
+        goto done;
+    int64_t *o_off = (int64_t *)PyByteArray_AS_STRING(offsets), *o_len = (int64_t *)PyByteArray_AS_STRING(lengths);
+    int32_t *o_line = (int32_t *)PyByteArray_AS_STRING(line_idx);
+    int64_t *o_hid = (int64_t *)PyByteArray_AS_STRING(hiddens);
+    int32_t *o_exit = (int32_t *)PyByteArray_AS_STRING(exits);
+    uint8_t *o_flag = (uint8_t *)PyByteArray_AS_STRING(flagcol);
+    int32_t *o_slow = (int32_t *)PyByteArray_AS_STRING(slow);
+
+    Py_ssize_t rows = 0, nslow = 0, line = 0;
+    long long failed = 0, truncated = 0, hidden_sum = 0, last_failed = -1;
+    const unsigned char *p = data;
+    Val vals[K_COUNT];
+    while (p < end) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;
+        if (!is_blank(p, nl)) {
+            o_off[rows] = base_offset + (p - data);
+            o_len[rows] = nl - p;
+            o_line[rows] = (int32_t)(first_line + line);
+            Facts f = {0, NO_EXIT, 0, -1};
+            PyObject *cid = NULL;
+            if (parse_line(p, nl, vals)) f = line_facts(vals);
+            if (f.ok) {
+                cid = id_object(&vals[K_CID]);
+                if (!cid) { PyErr_Clear(); f.ok = 0; }
+            }
+            if (f.ok) {
+                if (vals[K_PID].kind == V_STR && vals[K_PID].slen > 0) {
+                    PyObject *pid = id_object(&vals[K_PID]);
+                    if (!pid) { PyErr_Clear(); Py_DECREF(cid); f.ok = 0; }
+                    else {
+                        PyObject *pair = Py_BuildValue("(nN)", rows, pid);
+                        if (!pair || PyList_Append(parents, pair) < 0) { Py_XDECREF(pair); Py_DECREF(cid); goto done; }
+                        Py_DECREF(pair);
+                    }
+                }
+            }
+            if (f.ok) {
+                o_exit[rows] = f.exit;
+                o_flag[rows] = f.flags;
+                o_hid[rows] = f.hidden;
+                if (f.flags & F_FAILED) { failed++; last_failed = rows; }
+                if (f.flags & F_TRUNCATED) truncated++;
+                if (f.hidden > 0) hidden_sum += f.hidden;
+                if (PyList_Append(ids, cid) < 0) { Py_DECREF(cid); goto done; }
+                Py_DECREF(cid);
+            } else {
+                o_exit[rows] = NO_EXIT;
+                o_flag[rows] = 0;
+                o_hid[rows] = -1;
+                o_slow[nslow++] = (int32_t)rows;
+                if (PyList_Append(ids, Py_None) < 0) goto done;
+            }
+            rows++;
+        }
+        line++;
+        p = nl + 1;
+    }
+    if (PyByteArray_Resize(offsets, rows * 8) < 0 || PyByteArray_Resize(lengths, rows * 8) < 0 ||
+        PyByteArray_Resize(line_idx, rows * 4) < 0 || PyByteArray_Resize(hiddens, rows * 8) < 0 ||
+        PyByteArray_Resize(exits, rows * 4) < 0 || PyByteArray_Resize(flagcol, rows) < 0 ||
+        PyByteArray_Resize(slow, nslow * 4) < 0)
+        goto done;
+    result = Py_BuildValue("(nnOOOOOOOOOLLLL)", (Py_ssize_t)(p - data), line, offsets, lengths, line_idx, hiddens,
+                           exits, flagcol, slow, ids, parents, failed, truncated, hidden_sum, last_failed);
+done:
+    Py_XDECREF(offsets); Py_XDECREF(lengths); Py_XDECREF(line_idx); Py_XDECREF(hiddens);
+    Py_XDECREF(exits); Py_XDECREF(flagcol); Py_XDECREF(slow); Py_XDECREF(ids); Py_XDECREF(parents);
+    PyBuffer_Release(&buf);
+    return result;
+}
+
+static PyObject *set_hints(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "hints must be a sequence of bytes");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > MAX_HINTS) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "too many hints"); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        char *s;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(item, &s, &len) < 0 || len <= 0 || len >= 64) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a hint must be 1 to 63 bytes");
+            return NULL;
+        }
+        memcpy(HINTS[i], s, (size_t)len);
+        HINTS[i][len] = 0;
+        HINT_LENS[i] = (size_t)len;
+        if (len < 2) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "a hint must be 2 bytes or more"); return NULL; }
+    }
+    NHINTS = (int)n;
+    memset(FIRST, 0, sizeof(FIRST));
+    for (int h = 0; h < NHINTS; h++) FIRST[(unsigned char)HINTS[h][0]] |= (uint32_t)1 << h;
+    Py_DECREF(fast);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS, "Scan complete JSON lines of a buffer into index columns."},
+    {"set_hints", set_hints, METH_VARARGS, "Set the marker hint words (UTF-8 bytes)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The index's hot loop in C.", -1, methods};
+
+PyMODINIT_FUNC PyInit__scan(void) {
+    init_tables();
+    int fill[MAX_KEY_LEN] = {0};
+    for (int n = 0; n < MAX_KEY_LEN; n++) BUCKET[n][0] = -1;
+    for (int k = 0; k < K_COUNT; k++) {
+        size_t n = strlen(KEY_NAMES[k]);
+        BUCKET[n][fill[n]++] = k;
+        BUCKET[n][fill[n]] = -1;
+    }
+    return PyModule_Create(&module);
+}
