@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,16 +21,16 @@ Chain    the retry tree of the selected span: root, attempts, branches, missing 
 Tab moves focus between panes; arrow keys then scroll the focused pane."""
 
 
-def key_table(bindings: list[Binding]) -> Text:
-    t = Text()
+def key_table(bindings: list[Binding]) -> Table:
+    """Keys, what they do, and the longer tooltip; Text cells so nothing is read as markup."""
+    table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
+    table.add_column("key", no_wrap=True, style="bold")
+    table.add_column("action", no_wrap=True)
+    table.add_column("more", style="dim", ratio=1)
     for b in bindings:
         keys = ", ".join(_pretty(k) for k in b.key.split(","))
-        t.append(f"{keys:<16}", "bold")
-        t.append(f"{b.description}")
-        if b.tooltip:
-            t.append(f" — {b.tooltip}", "dim")
-        t.append("\n")
-    return t
+        table.add_row(Text(keys), Text(b.description), Text(b.tooltip))
+    return table
 
 
 def _pretty(key: str) -> str:

@@ -148,6 +148,8 @@ class DetailPane(VerticalScroll):
         if s.clip:
             head += f" · clip {s.clip}"
         t.append(head + "\n", st("heading"))
+        if s.bytes == 0 and not s.truncated and not s.preview:
+            return  # an empty stream: nothing was hidden and there is nothing to show
         verdict = never_shown(s)
         style = st("warn") if s.truncated is None else st("banner") if s.truncated else st("dim")
         self._field(t, "shown", verdict, style)
