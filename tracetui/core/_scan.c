@@ -64,18 +64,18 @@ static char HINTS[MAX_HINTS][64];
 static size_t HINT_LENS[MAX_HINTS];
 static int NHINTS = 0;
 
-/* One pass over the string: FIRST[c] holds the hints that start with byte c. */
-static uint32_t FIRST[256];
+/* One pass over the string: PAIR[a << 8 | b] holds the hints that start with bytes a, b. */
+static uint32_t PAIR[65536];
 
 static int has_hint(const unsigned char *s, Py_ssize_t n) {
-    const unsigned char *end = s + n;
+    const unsigned char *end = s + n - 1;
     for (const unsigned char *q = s; q < end; q++) {
-        uint32_t m = FIRST[*q];
+        uint32_t m = PAIR[(unsigned)q[0] << 8 | q[1]];
         while (m) {
             int h = __builtin_ctz(m);
             m &= m - 1;
             size_t hl = HINT_LENS[h];
-            if ((size_t)(end - q) >= hl && q[1] == (unsigned char)HINTS[h][1] && memcmp(q, HINTS[h], hl) == 0) return 1;
+            if ((size_t)(end + 1 - q) >= hl && memcmp(q, HINTS[h], hl) == 0) return 1;
         }
     }
     return 0;
@@ -101,6 +101,16 @@ static void parse_string(Cur *c, Val *v) {
     const unsigned char *start = p;
     int escaped = 0;
     while (p < end) {
+        /* Eight bytes at a time while none is special (most of a line is plain ASCII text). */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+            uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5C5C5C5C5C5C5C5CULL;
+            uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | (w - 0x2020202020202020ULL) | w;
+            if (hit & highs) break;
+            p += 8;
+        }
         while (p < end && !SPECIAL[*p]) p++;
         if (p >= end) break;
         unsigned char ch = *p;
@@ -298,7 +308,9 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Val *val
             parse_value(&c, k >= 0 ? &tmp : NULL, 1);
             if (!c.ok) return 0;
             if (k >= 0) {
-                tmp.hint = (tmp.kind == V_STR) ? has_hint(tmp.s, tmp.slen) : 0;
+                /* Only the shown text can hold a marker; other strings need no hint search. */
+                int text = k == K_OUT_PREVIEW || k == K_ERR_PREVIEW || k == K_OUT_TAIL || k == K_ERR_TAIL;
+                tmp.hint = (text && tmp.kind == V_STR) ? has_hint(tmp.s, tmp.slen) : 0;
                 vals[k] = tmp; /* a repeated key: the last one wins, as in orjson */
             }
             skip_ws(&c);
@@ -426,11 +438,6 @@ static Facts line_facts(Val *vals) {
     return f;
 }
 
-static PyObject *id_object(const Val *v) {
-    if (v->kind != V_STR || v->slen == 0) Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8((const char *)v->s, v->slen, "strict");
-}
-
 static int is_blank(const unsigned char *p, const unsigned char *end) {
     for (; p < end; p++) {
         unsigned char ch = *p;
@@ -439,94 +446,133 @@ static int is_blank(const unsigned char *p, const unsigned char *end) {
     return 1;
 }
 
+/* Where a row's ids sit in the buffer (len < 0: none). Filled without the GIL, turned into str after. */
+typedef struct {
+    Py_ssize_t cid_off, cid_len, pid_off, pid_len;
+} IdSpan;
+
+typedef struct {
+    int64_t *off, *len, *hid;
+    int32_t *line, *exit, *slow;
+    uint8_t *flag;
+    IdSpan *idspan;
+    Py_ssize_t rows, nslow, lines, consumed;
+    long long failed, truncated, hidden_sum, last_failed;
+} Out;
+
+/* The heavy part: runs with the GIL released (touches no Python object). */
+static void scan_lines(const unsigned char *data, const unsigned char *end, long long base_offset,
+                       long long first_line, Out *o) {
+    Val vals[K_COUNT];
+    const unsigned char *p = data;
+    Py_ssize_t line = 0;
+    while (p < end) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;
+        if (!is_blank(p, nl)) {
+            Py_ssize_t r = o->rows++;
+            o->off[r] = base_offset + (p - data);
+            o->len[r] = nl - p;
+            o->line[r] = (int32_t)(first_line + line);
+            Facts f = {0, NO_EXIT, 0, -1};
+            if (parse_line(p, nl, vals)) f = line_facts(vals);
+            IdSpan *ids = &o->idspan[r];
+            ids->cid_len = ids->pid_len = -1;
+            if (f.ok) {
+                if (vals[K_CID].kind == V_STR && vals[K_CID].slen > 0) {
+                    ids->cid_off = vals[K_CID].s - data;
+                    ids->cid_len = vals[K_CID].slen;
+                }
+                if (vals[K_PID].kind == V_STR && vals[K_PID].slen > 0) {
+                    ids->pid_off = vals[K_PID].s - data;
+                    ids->pid_len = vals[K_PID].slen;
+                }
+                o->exit[r] = f.exit;
+                o->flag[r] = f.flags;
+                o->hid[r] = f.hidden;
+                if (f.flags & F_FAILED) { o->failed++; o->last_failed = r; }
+                if (f.flags & F_TRUNCATED) o->truncated++;
+                if (f.hidden > 0) o->hidden_sum += f.hidden;
+            } else {
+                o->exit[r] = NO_EXIT;
+                o->flag[r] = 0;
+                o->hid[r] = -1;
+                o->slow[o->nslow++] = (int32_t)r;
+            }
+        }
+        line++;
+        p = nl + 1;
+    }
+    o->lines = line;
+    o->consumed = p - data;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
     long long base_offset, first_line;
     if (!PyArg_ParseTuple(args, "y*LL", &buf, &base_offset, &first_line)) return NULL;
     const unsigned char *data = buf.buf, *end = data + buf.len;
-    PyObject *offsets = PyByteArray_FromStringAndSize(NULL, 0), *lengths = PyByteArray_FromStringAndSize(NULL, 0);
-    PyObject *line_idx = PyByteArray_FromStringAndSize(NULL, 0), *hiddens = PyByteArray_FromStringAndSize(NULL, 0);
-    PyObject *exits = PyByteArray_FromStringAndSize(NULL, 0), *flagcol = PyByteArray_FromStringAndSize(NULL, 0);
-    PyObject *slow = PyByteArray_FromStringAndSize(NULL, 0);
-    PyObject *ids = PyList_New(0), *parents = PyList_New(0);
-    PyObject *result = NULL;
-    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !slow || !ids || !parents) goto done;
+    PyObject *offsets = NULL, *lengths = NULL, *line_idx = NULL, *hiddens = NULL, *exits = NULL;
+    PyObject *flagcol = NULL, *slow = NULL, *ids = NULL, *parents = NULL, *result = NULL;
+    IdSpan *idspan = NULL;
 
-    /* Count lines first so the columns are sized once. */
     Py_ssize_t nlines = 0;
     for (const unsigned char *q = data; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) nlines++;
-    if (PyByteArray_Resize(offsets, nlines * 8) < 0 || PyByteArray_Resize(lengths, nlines * 8) < 0 ||
-        PyByteArray_Resize(line_idx, nlines * 4) < 0 || PyByteArray_Resize(hiddens, nlines * 8) < 0 ||
-        PyByteArray_Resize(exits, nlines * 4) < 0 || PyByteArray_Resize(flagcol, nlines) < 0 ||
-        PyByteArray_Resize(slow, nlines * 4) < 0)
+    offsets = PyByteArray_FromStringAndSize(NULL, nlines * 8);
+    lengths = PyByteArray_FromStringAndSize(NULL, nlines * 8);
+    line_idx = PyByteArray_FromStringAndSize(NULL, nlines * 4);
+    hiddens = PyByteArray_FromStringAndSize(NULL, nlines * 8);
+    exits = PyByteArray_FromStringAndSize(NULL, nlines * 4);
+    flagcol = PyByteArray_FromStringAndSize(NULL, nlines);
+    slow = PyByteArray_FromStringAndSize(NULL, nlines * 4);
+    idspan = PyMem_RawMalloc(sizeof(IdSpan) * (size_t)(nlines ? nlines : 1));
+    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !slow || !idspan) {
+        if (!idspan) PyErr_NoMemory();
         goto done;
-    int64_t *o_off = (int64_t *)PyByteArray_AS_STRING(offsets), *o_len = (int64_t *)PyByteArray_AS_STRING(lengths);
-    int32_t *o_line = (int32_t *)PyByteArray_AS_STRING(line_idx);
-    int64_t *o_hid = (int64_t *)PyByteArray_AS_STRING(hiddens);
-    int32_t *o_exit = (int32_t *)PyByteArray_AS_STRING(exits);
-    uint8_t *o_flag = (uint8_t *)PyByteArray_AS_STRING(flagcol);
-    int32_t *o_slow = (int32_t *)PyByteArray_AS_STRING(slow);
-
-    Py_ssize_t rows = 0, nslow = 0, line = 0;
-    long long failed = 0, truncated = 0, hidden_sum = 0, last_failed = -1;
-    const unsigned char *p = data;
-    Val vals[K_COUNT];
-    while (p < end) {
-        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) break;
-        if (!is_blank(p, nl)) {
-            o_off[rows] = base_offset + (p - data);
-            o_len[rows] = nl - p;
-            o_line[rows] = (int32_t)(first_line + line);
-            Facts f = {0, NO_EXIT, 0, -1};
-            PyObject *cid = NULL;
-            if (parse_line(p, nl, vals)) f = line_facts(vals);
-            if (f.ok) {
-                cid = id_object(&vals[K_CID]);
-                if (!cid) { PyErr_Clear(); f.ok = 0; }
-            }
-            if (f.ok) {
-                if (vals[K_PID].kind == V_STR && vals[K_PID].slen > 0) {
-                    PyObject *pid = id_object(&vals[K_PID]);
-                    if (!pid) { PyErr_Clear(); Py_DECREF(cid); f.ok = 0; }
-                    else {
-                        PyObject *pair = Py_BuildValue("(nN)", rows, pid);
-                        if (!pair || PyList_Append(parents, pair) < 0) { Py_XDECREF(pair); Py_DECREF(cid); goto done; }
-                        Py_DECREF(pair);
-                    }
-                }
-            }
-            if (f.ok) {
-                o_exit[rows] = f.exit;
-                o_flag[rows] = f.flags;
-                o_hid[rows] = f.hidden;
-                if (f.flags & F_FAILED) { failed++; last_failed = rows; }
-                if (f.flags & F_TRUNCATED) truncated++;
-                if (f.hidden > 0) hidden_sum += f.hidden;
-                if (PyList_Append(ids, cid) < 0) { Py_DECREF(cid); goto done; }
-                Py_DECREF(cid);
-            } else {
-                o_exit[rows] = NO_EXIT;
-                o_flag[rows] = 0;
-                o_hid[rows] = -1;
-                o_slow[nslow++] = (int32_t)rows;
-                if (PyList_Append(ids, Py_None) < 0) goto done;
-            }
-            rows++;
-        }
-        line++;
-        p = nl + 1;
     }
-    if (PyByteArray_Resize(offsets, rows * 8) < 0 || PyByteArray_Resize(lengths, rows * 8) < 0 ||
-        PyByteArray_Resize(line_idx, rows * 4) < 0 || PyByteArray_Resize(hiddens, rows * 8) < 0 ||
-        PyByteArray_Resize(exits, rows * 4) < 0 || PyByteArray_Resize(flagcol, rows) < 0 ||
-        PyByteArray_Resize(slow, nslow * 4) < 0)
+    Out o = {
+        (int64_t *)PyByteArray_AS_STRING(offsets), (int64_t *)PyByteArray_AS_STRING(lengths),
+        (int64_t *)PyByteArray_AS_STRING(hiddens), (int32_t *)PyByteArray_AS_STRING(line_idx),
+        (int32_t *)PyByteArray_AS_STRING(exits), (int32_t *)PyByteArray_AS_STRING(slow),
+        (uint8_t *)PyByteArray_AS_STRING(flagcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1,
+    };
+    Py_BEGIN_ALLOW_THREADS
+    scan_lines(data, end, base_offset, first_line, &o);
+    Py_END_ALLOW_THREADS
+
+    ids = PyList_New(o.rows);
+    parents = PyList_New(0);
+    if (!ids || !parents) goto done;
+    for (Py_ssize_t r = 0; r < o.rows; r++) {
+        PyObject *cid = Py_None;
+        IdSpan *sp = &idspan[r];
+        if (sp->cid_len >= 0) {
+            cid = PyUnicode_DecodeUTF8((const char *)data + sp->cid_off, sp->cid_len, "strict");
+            if (!cid) goto done;
+        } else {
+            Py_INCREF(Py_None);
+        }
+        PyList_SET_ITEM(ids, r, cid);
+        if (sp->pid_len >= 0) {
+            PyObject *pid = PyUnicode_DecodeUTF8((const char *)data + sp->pid_off, sp->pid_len, "strict");
+            if (!pid) goto done;
+            PyObject *pair = Py_BuildValue("(nN)", r, pid);
+            if (!pair || PyList_Append(parents, pair) < 0) { Py_XDECREF(pair); goto done; }
+            Py_DECREF(pair);
+        }
+    }
+    if (PyByteArray_Resize(offsets, o.rows * 8) < 0 || PyByteArray_Resize(lengths, o.rows * 8) < 0 ||
+        PyByteArray_Resize(line_idx, o.rows * 4) < 0 || PyByteArray_Resize(hiddens, o.rows * 8) < 0 ||
+        PyByteArray_Resize(exits, o.rows * 4) < 0 || PyByteArray_Resize(flagcol, o.rows) < 0 ||
+        PyByteArray_Resize(slow, o.nslow * 4) < 0)
         goto done;
-    result = Py_BuildValue("(nnOOOOOOOOOLLLL)", (Py_ssize_t)(p - data), line, offsets, lengths, line_idx, hiddens,
-                           exits, flagcol, slow, ids, parents, failed, truncated, hidden_sum, last_failed);
+    result = Py_BuildValue("(nnOOOOOOOOOLLLL)", o.consumed, o.lines, offsets, lengths, line_idx, hiddens,
+                           exits, flagcol, slow, ids, parents, o.failed, o.truncated, o.hidden_sum,
+                           o.last_failed);
 done:
     Py_XDECREF(offsets); Py_XDECREF(lengths); Py_XDECREF(line_idx); Py_XDECREF(hiddens);
     Py_XDECREF(exits); Py_XDECREF(flagcol); Py_XDECREF(slow); Py_XDECREF(ids); Py_XDECREF(parents);
+    PyMem_RawFree(idspan);
     PyBuffer_Release(&buf);
     return result;
 }
@@ -553,8 +599,9 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         if (len < 2) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "a hint must be 2 bytes or more"); return NULL; }
     }
     NHINTS = (int)n;
-    memset(FIRST, 0, sizeof(FIRST));
-    for (int h = 0; h < NHINTS; h++) FIRST[(unsigned char)HINTS[h][0]] |= (uint32_t)1 << h;
+    memset(PAIR, 0, sizeof(PAIR));
+    for (int h = 0; h < NHINTS; h++)
+        PAIR[(unsigned)(unsigned char)HINTS[h][0] << 8 | (unsigned char)HINTS[h][1]] |= (uint32_t)1 << h;
     Py_DECREF(fast);
     Py_RETURN_NONE;
 }

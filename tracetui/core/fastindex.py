@@ -1,17 +1,20 @@
 """Bulk indexing through the C scanner (``_scan``), with the pure-Python path as the fallback.
 
-The scanner validates and reads whole buffers of lines in C; lines it cannot judge exactly
-(markers that decide truncation, odd types, escaped ids, bad JSON) come back as "slow" rows and
-go through :func:`tracetui.core.reader.parse_facts`, so both paths give the same index. Without
-the compiled module (no compiler at install time) or with ``TRACETUI_NO_C=1``,
-:func:`index_member_fast` returns False and the caller reads line by line.
+The scanner validates and reads whole buffers of lines in C with the GIL released, so members of
+a rotated set are scanned on two threads at once; their results are then applied to the index in
+set order. Lines it cannot judge exactly (markers that decide truncation, odd types, escaped ids,
+bad JSON) come back as "slow" rows and go through :func:`tracetui.core.reader.parse_facts`, so
+both paths give the same index. Without the compiled module (no compiler at install time) or
+with ``TRACETUI_NO_C=1``, :func:`available` is False and callers read line by line.
 """
 
 from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -29,19 +32,29 @@ except ImportError:  # built without a C compiler: the Python path does the same
     _scan = None
 
 CHUNK = 4 << 20
+WORKERS = 2
 
 
 def available() -> bool:
     return _scan is not None and not os.environ.get("TRACETUI_NO_C")
 
 
-def index_member_fast(index: RunIndex, mno: int, progress: Callable[[int], None] | None) -> bool:
-    """Index member ``mno`` from where indexing stopped; False when the C scanner is unavailable."""
-    if not available():
-        return False
-    im = index.members[mno]
-    base, line = im.size, im.lines
-    with open(im.readable, "rb") as fh:
+@dataclass(slots=True)
+class Batch:
+    """One scanned buffer: the C scanner's columns plus the bytes of its slow rows."""
+
+    result: tuple[Any, ...]
+    slow_lines: list[bytes]
+
+
+Item = Batch | RawLine  # a RawLine is a line the bounded Python reader handles (over-long, unfinished)
+
+
+def scan_member(path: str, start: int, start_line: int,
+                progress: Callable[[int], None] | None = None) -> Iterator[Item]:
+    """Scan a member from byte ``start``; yields batches and odd lines in file order."""
+    base, line = start, start_line
+    with open(path, "rb") as fh:
         fh.seek(base)
         buf = bytearray()  # grows in place; consumed lines are cut from its front
         while True:
@@ -53,31 +66,64 @@ def index_member_fast(index: RunIndex, mno: int, progress: Callable[[int], None]
             result = _scan.scan(buf, base, line + 1)
             consumed, nlines = result[0], result[1]
             if nlines:
-                _apply(index, mno, buf, base, result)
+                slow = array("i")
+                slow.frombytes(result[8])
+                offsets = result[2]
+                slow_lines = [_slice(buf, base, offsets, k, result[3]) for k in slow]
+                yield Batch(result, slow_lines)
             del buf[:consumed]
             base += consumed
             line += nlines
-            im.size, im.lines = base, line
             if len(buf) > MAX_LINE:
                 # A line over the limit: the bounded reader reports it without holding it.
                 fh.seek(base)
                 for raw in iter_lines(fh, start_offset=base, start_line=line + 1):
-                    index.add_line(mno, raw)
+                    yield raw
                     base, line = raw.offset + raw.length + 1, raw.line_no
                     break
                 fh.seek(base)
                 buf.clear()
-                im.size, im.lines = base, line
             if progress:
                 progress(base)
         if buf:  # a last line with no newline: the line reader's verdict applies
-            index.add_line(mno, RawLine(line + 1, base, len(buf), bytes(buf), complete=False))
-    return True
+            yield RawLine(line + 1, base, len(buf), bytes(buf), complete=False)
 
 
-def _apply(index: RunIndex, mno: int, buf: bytearray, base: int, result: tuple[Any, ...]) -> None:
+def _slice(buf: bytearray, base: int, offsets: bytearray, k: int, lengths: bytearray) -> bytes:
+    off = int.from_bytes(offsets[k * 8:k * 8 + 8], "little", signed=True)
+    length = int.from_bytes(lengths[k * 8:k * 8 + 8], "little", signed=True)
+    return bytes(buf[off - base:off - base + length]) if length <= MAX_LINE else b""
+
+
+def apply(index: RunIndex, mno: int, items: Iterator[Item] | list[Item]) -> None:
+    """Append scanned items to the index, in order."""
+    im = index.members[mno]
+    for item in items:
+        if isinstance(item, RawLine):
+            index.add_line(mno, item)
+            continue
+        _apply_batch(index, mno, item)
+        res = item.result
+        im.size = max(im.size, _end_of(res))
+        im.lines = max(im.lines, _last_line(res))
+
+
+def _end_of(res: tuple[Any, ...]) -> int:
+    offsets, lengths = res[2], res[3]
+    if not offsets:
+        return 0
+    off = int.from_bytes(offsets[-8:], "little", signed=True)
+    return off + int.from_bytes(lengths[-8:], "little", signed=True) + 1
+
+
+def _last_line(res: tuple[Any, ...]) -> int:
+    lines = res[4]
+    return int.from_bytes(lines[-4:], "little", signed=True) if lines else 0
+
+
+def _apply_batch(index: RunIndex, mno: int, batch: Batch) -> None:
     (_consumed, _nlines, offsets, lengths, line_nos, hidden, exits, flags, slow, ids, parents,
-     failed, truncated, hidden_sum, last_failed) = result
+     failed, truncated, hidden_sum, last_failed) = batch.result
     n = len(ids)
     if n == 0:
         return
@@ -93,21 +139,45 @@ def _apply(index: RunIndex, mno: int, buf: bytearray, base: int, result: tuple[A
         index.flags.frombytes(flags)
         index.ids.extend(ids)
         stats = index.stats
-        stats.spans += n - len(slow) // 4
+        stats.spans += n - len(batch.slow_lines)
         stats.failed += failed
         stats.truncated += truncated
         stats.hidden_bytes += hidden_sum
         if last_failed >= 0:
             index.latest_failure = row0 + last_failed
+        parent_ids = index.parent_ids
         for k, pid in parents:
-            index.parent_ids[row0 + k] = pid
+            parent_ids[row0 + k] = pid
         slow_rows = array("i")
         slow_rows.frombytes(slow)
-        for k in slow_rows:
+        for k, data in zip(slow_rows, batch.slow_lines):
             row = row0 + k
-            off, length = index.offset[row], index.length[row]
-            data = bytes(buf[off - base : off - base + length])
-            raw = RawLine(index.line_no[row], off, length, data if length <= MAX_LINE else None)
+            length = index.length[row]
+            raw = RawLine(index.line_no[row], index.offset[row], length, data if length <= MAX_LINE else None)
             index.fill_row(row, parse_facts(raw, path), sidecar=False)
         index.register_ids(row0, row0 + n)
         index.generation += 1
+
+
+def index_member_fast(index: RunIndex, mno: int, progress: Callable[[int], None] | None) -> bool:
+    """Index member ``mno`` from where indexing stopped; False when the C scanner is unavailable."""
+    if not available():
+        return False
+    im = index.members[mno]
+    apply(index, mno, scan_member(im.readable, im.size, im.lines, progress))
+    return True
+
+
+def index_members_parallel(index: RunIndex, mnos: list[int],
+                           progress: Callable[[int], None] | None = None) -> bool:
+    """Scan several fresh members on worker threads, then apply them in set order."""
+    if not available() or len(mnos) < 2:
+        return False
+    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
+        futures = [
+            pool.submit(lambda m=m: list(scan_member(index.members[m].readable, 0, 0, progress)))
+            for m in mnos
+        ]
+        for mno, fut in zip(mnos, futures):
+            apply(index, mno, fut.result())
+    return True

@@ -174,9 +174,16 @@ class RunIndex:
 
     def register_ids(self, start: int, stop: int) -> None:
         """Record rows' command ids for chains, in row order (the first occurrence wins)."""
-        id_rows, ids = self.id_rows, self.ids
+        ids = self.ids[start:stop]
+        # Built at C speed: reversed, so the first occurrence of an id is the one kept.
+        batch = dict(zip(reversed(ids), range(stop - 1, start - 1, -1)))
+        batch.pop(None, None)
+        if len(batch) == len(ids) - ids.count(None) and not (batch.keys() & self.id_rows.keys()):
+            self.id_rows.update(batch)
+            return
+        id_rows = self.id_rows  # duplicates somewhere: the careful way
         for row in range(start, stop):
-            cid = ids[row]
+            cid = self.ids[row]
             if cid is not None:
                 first = id_rows.setdefault(cid, row)
                 if first != row:
@@ -292,20 +299,31 @@ class LoadResult:
 
 def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunIndex:
     """Index every member of ``run`` in set order (then its re-run sidecar)."""
+    from tracetui.core.fastindex import index_members_parallel
+
     index = RunIndex(run)
     if run.source_format is not None:
         _index_imported(index, run)
         return index
+    fresh: list[int] = []
     for member in run.members:
         try:
-            mno = index.add_member(member)
+            fresh.append(index.add_member(member))
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             run.notes.append(f"{member.name}: cannot read: {exc}")
-            continue
-        try:
-            index.index_member(mno, progress)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            run.notes.append(f"{member.name}: stopped reading: {exc}")
+    try:
+        done = index_members_parallel(index, fresh, progress)
+    except OSError as exc:  # a member vanished mid-scan: start over member by member
+        run.notes.append(f"parallel scan stopped ({exc}); reading members one by one")
+        index = RunIndex(run)
+        fresh = [index.add_member(m) for m in run.members if _readable(m)]
+        done = False
+    if not done:
+        for mno in fresh:
+            try:
+                index.index_member(mno, progress)
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                run.notes.append(f"{index.members[mno].member.name}: stopped reading: {exc}")
     if run.sidecar:
         side = Member(run.sidecar, -1, False)
         try:
@@ -313,6 +331,10 @@ def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunI
         except OSError as exc:
             run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {exc.strerror}")
     return index
+
+
+def _readable(member: Member) -> bool:
+    return os.path.exists(member.path)
 
 
 def _index_imported(index: RunIndex, run: Run) -> None:
