@@ -178,7 +178,8 @@ class RunIndex:
         # Built at C speed: reversed, so the first occurrence of an id is the one kept.
         batch = dict(zip(reversed(ids), range(stop - 1, start - 1, -1)))
         batch.pop(None, None)
-        if len(batch) == len(ids) - ids.count(None) and not (batch.keys() & self.id_rows.keys()):
+        # isdisjoint walks the small batch; `batch.keys() & id_rows.keys()` would walk all ids.
+        if len(batch) == len(ids) - ids.count(None) and self.id_rows.keys().isdisjoint(batch):
             self.id_rows.update(batch)
             return
         id_rows = self.id_rows  # duplicates somewhere: the careful way
