@@ -59,6 +59,11 @@ def _tail(args: argparse.Namespace) -> int:
     except RunSetError as exc:
         raise UsageError(str(exc)) from None
     out = _Printer(args.json, several=len(runs) > 1)
+    new_runs: list[str] = []
+    dirs = [p for p in args.paths if os.path.isdir(p)]
+    # Watch folders before reading them: a run created meanwhile must not be missed.
+    followed = {os.path.normpath(r.base) for r in runs}
+    dirwatches = [DirWatch(p, new_runs.append, known=_bases_in(p, followed)) for p in dirs]
     followers = [_Source(run, out) for run in runs]
     for src in followers:
         # What is already there: all of it with --from-start, else only the last N rows.
@@ -68,9 +73,6 @@ def _tail(args: argparse.Namespace) -> int:
     if args.once:
         return 0
 
-    new_runs: list[str] = []
-    dirs = [p for p in args.paths if os.path.isdir(p)]
-    dirwatches = [DirWatch(p, new_runs.append) for p in dirs]
     waiter = make_waiter(sorted({s.follower.folder for s in followers} | set(dirs)))
     try:
         while True:
@@ -96,6 +98,12 @@ def _tail(args: argparse.Namespace) -> int:
         waiter.close()
         for src in followers:
             src.follower.stop()
+
+
+def _bases_in(folder: str, followed: set[str]) -> set[str]:
+    from tracetui.core.watch import run_bases
+
+    return {b for b in run_bases(folder) if os.path.normpath(b) in followed}
 
 
 class _Source:

@@ -138,10 +138,12 @@ def run_bases(folder: str) -> set[str]:
 class DirWatch:
     """Reports run files that appear in ``folder`` after it started (once each)."""
 
-    def __init__(self, folder: str, on_new_run: Callable[[str], None]) -> None:
+    def __init__(self, folder: str, on_new_run: Callable[[str], None],
+                 known: set[str] | None = None) -> None:
         self.folder = folder
         self.on_new_run = on_new_run
-        self.known = run_bases(folder)
+        self.known = run_bases(folder) if known is None else set(known)
+        """Bases not to report: those present at the start, or the ``known`` given."""
         self._mtime = self._stat()
         self._last = time.monotonic()
 
