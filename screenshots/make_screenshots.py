@@ -43,9 +43,10 @@ async def truncated(app, pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.press("g", "t")
     await pilot.pause()
     pane = app.query_one(DetailPane)
-    lines = pane.body.render().plain.splitlines()
-    at = next((i for i, ln in enumerate(lines) if "the agent never saw" in ln), 0)
-    pane.scroll_to(y=max(0, at - 8), animate=False, immediate=True)
+    # Find the banner among the lines as wrapped on screen, then scroll it into view.
+    lines = pane.body.content.wrap(app.console, pane.body.content_region.width)
+    at = next((i for i, ln in enumerate(lines) if "the agent never saw" in ln.plain), 0)
+    pane.scroll_to(y=max(0, at - 10), animate=False, immediate=True)
 
 
 async def chain(app, pilot) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,1 @@
+"""The Textual viewer (`tracetui view`). Imported only by the view command: the core never needs it."""
