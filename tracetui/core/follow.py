@@ -1,129 +1,54 @@
-"""Live following of a run being written and rotated (SPEC §3, §5 Live).
+"""Live following of a run being written and rotated (SPEC §3, §5 Live; docs/live.md).
 
-A :class:`Follower` keeps a :class:`~tracetui.core.index.RunIndex` up to date with a run while a
-writer appends to its base file ``B`` and rotates it. It is pure and synchronous at heart:
-:meth:`Follower.poll_once` reads whatever is new and returns; :meth:`Follower.start` runs that in
-a background thread woken by file-system events (:mod:`tracetui.core.watch`).
+A :class:`Follower` keeps a :class:`~tracetui.core.index.RunIndex` growing with a run while a
+writer appends to its base file and rotates it. :meth:`Follower.poll_once` reads whatever is new
+and returns; :meth:`Follower.start` does that in a thread woken by file-system events.
 
-What it copes with, and how:
+Files are known by inode and by their first bytes, never by name, so that:
 
-* **Appends and partial lines** — only complete lines become rows; a last line without its
-  newline is re-read on the next poll (a writer may still be writing it). Once its file can no
-  longer grow (rotated away), the partial line is read as it is.
-* **Rotation by rename** (``B`` → ``B.1``, new ``B``) — files are known by ``(st_dev, st_ino)``,
-  not by name: the old base is finished through the handle already open, then the new ``B`` is
-  followed. Member paths in the index follow their inodes, so rows stay readable.
-* **Copy-and-truncate** (``B`` copied to ``B.1``, ``B`` truncated) — the base shrinks, or its
-  first bytes change. The copy is found by content (its first bytes match what was consumed);
-  the rows already indexed now point into it and its unread rest is read; then ``B`` starts
-  afresh as a new member, so nothing is read twice.
-* **Generations missed between two polls** (a fast writer rotating twice) — files of the set that
-  are neither known inodes nor copies of known content are new generations: read in set order
-  before the new base.
-* **Compressed members** (``B.2`` → ``B.2.gz``) — nothing new to read; the member is re-pointed
-  to a decompressed copy so its rows stay readable.
-* **Deleted members** — their rows become "cannot read … (rotated away?)" rows when shown.
-* **Back-pressure** — ``backlog()`` above ``max_backlog`` pauses reading; each poll reads at
-  most ``batch`` rows so a consumer gets bounded batches.
+* a partial last line waits for its newline (read as it is once its file is rotated away);
+* a renamed base is finished through the handle already open, then the new base is followed;
+* after copy-and-truncate the rows read point into the copy, its unread rest is read, and the
+  base starts afresh: nothing is read twice;
+* generations rotated away between two polls are read, oldest first, before the new base;
+* a member compressed to ``.gz`` is re-pointed to a decompressed copy; a deleted one is gone.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
-import shutil
-import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import IO
 
 from tracetui.core.index import IndexedMember, RunIndex
 from tracetui.core.reader import BadLine, RawLine, iter_lines, parse_line
-from tracetui.core.runset import Member, Run, split_member_name
+from tracetui.core.runset import Member, Run
 from tracetui.core.spans import Span
-from tracetui.core.watch import DirWatch, Waiter, make_waiter
+from tracetui.core.watch import (
+    HEAD,
+    DirWatch,
+    FileState,
+    OnDisk,
+    Waiter,
+    ident_of,
+    iterate_rows,
+    list_members,
+    make_waiter,
+    read_head,
+    run_loop,
+    same_start,
+    spool,
+)
 
-HEAD = 1024
-"""Bytes of a file's start remembered to recognise its copies (copy-truncate, gzip)."""
 RESCAN_EVERY = 2.0
 """Seconds between full directory rescans even when the folder's mtime did not change."""
 
 Item = Span | BadLine
 RowsCallback = Callable[[int, list[Item]], None]
 """``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
-
-
-@dataclass(slots=True, eq=False)
-class _File:
-    """A member file the follower knows: how to recognise it and how far it was read."""
-
-    path: str
-    number: int
-    gz: bool
-    ident: tuple[int, int] | None
-    """``(st_dev, st_ino)`` of the file itself (of the ``.gz`` for compressed members)."""
-    head: bytes = b""
-    """Its first bytes (decompressed), up to HEAD and never past what was consumed."""
-    mno: int | None = None
-    """Member number in the index; None until the file yields its first row."""
-    size: int = 0
-    """Bytes consumed (a partial last line is not consumed)."""
-    lines: int = 0
-    fh: IO[bytes] | None = None
-    """Open handle while the file is read; kept across polls for the live base."""
-    spooled: bool = False
-    mtime: int = -1
-    """Modification time at the last truncation check (live base only)."""
-    """For gzip members: ``fh`` is our decompressed copy, not the .gz itself."""
-    gone: bool = False
-
-
-def _ident(st: os.stat_result) -> tuple[int, int]:
-    return (st.st_dev, st.st_ino)
-
-
-def _same_start(a: bytes, b: bytes) -> bool:
-    """One is a non-empty prefix of the other: the same content, one perhaps seen further."""
-    n = min(len(a), len(b))
-    return n > 0 and a[:n] == b[:n]
-
-
-@dataclass(slots=True, eq=False)
-class _OnDisk:
-    """A rotated file as listed during a scan, with the handle it was identified through."""
-
-    path: str
-    number: int
-    gz: bool
-    ident: tuple[int, int]
-    head: bytes | None
-    fh: IO[bytes] | None
-
-
-def _head_of(fh: IO[bytes], gz: bool) -> bytes | None:
-    """First HEAD bytes (decompressed) read through an open handle; None when unreadable yet."""
-    try:
-        if gz:
-            with gzip.GzipFile(fileobj=fh, mode="rb") as z:
-                return z.read(HEAD)
-        return fh.read(HEAD)
-    except (OSError, EOFError):
-        return None
-
-
-def _read_head(path: str, gz: bool) -> bytes | None:
-    """First HEAD bytes of a file (decompressed); None when it cannot be read (yet)."""
-    try:
-        if gz:
-            with gzip.open(path, "rb") as fh:
-                return fh.read(HEAD)
-        with open(path, "rb") as fh:
-            return fh.read(HEAD)
-    except (OSError, EOFError):
-        return None
 
 
 class Follower:
@@ -142,6 +67,8 @@ class Follower:
         batch: int = 5_000,
         watch_dir: bool = False,
     ) -> None:
+        if index is not None and len(index):
+            raise ValueError("a Follower reads the run itself: give it an empty index (or none)")
         self.run = run
         self.index = index if index is not None else RunIndex(run)
         self.on_rows = on_rows
@@ -157,10 +84,10 @@ class Follower:
         self.more = False
         """True when the last poll stopped at ``batch`` rows with more to read."""
         self.notes: list[str] = []
-        self._files: list[_File] = []
-        self._live: _File | None = None
-        self._sidecar: _File | None = None
-        self._pending: deque[_File] = deque()
+        self._files: list[FileState] = []
+        self._live: FileState | None = None
+        self._sidecar: FileState | None = None
+        self._pending: deque[FileState] = deque()
         """Finished files still to read, oldest first; the live base waits for them."""
         self._started = False
         self._budget = 0
@@ -180,7 +107,7 @@ class Follower:
     def poll_once(self) -> int:
         """Read what is new (at most ``batch`` rows); returns the number of rows added."""
         if self.backlog is not None and self.backlog() >= self.max_backlog:
-            self.paused = True
+            self.paused, self.more = True, False
             return 0
         self.paused = False
         self._budget = self.batch
@@ -213,7 +140,7 @@ class Follower:
                 self._note(f"{m.name}: cannot read: {exc.strerror}")
                 continue
             # Opened now, so the inode is the one listed even if a rotation renames it next.
-            f = _File(m.path, m.number, m.gz, _ident(os.fstat(fh.fileno())), fh=fh)
+            f = FileState(m.path, m.number, m.gz, ident_of(os.fstat(fh.fileno())), fh=fh)
             self._files.append(f)
             if m.number == 0 and not m.gz:
                 self._live = f
@@ -222,7 +149,7 @@ class Follower:
         if self.run.sidecar:
             try:
                 fh = open(self.run.sidecar, "rb", buffering=0)
-                self._sidecar = _File(self.run.sidecar, -1, False, _ident(os.fstat(fh.fileno())), fh=fh)
+                self._sidecar = FileState(self.run.sidecar, -1, False, ident_of(os.fstat(fh.fileno())), fh=fh)
             except OSError as exc:
                 self._note(f"{os.path.basename(self.run.sidecar)}: cannot read: {exc.strerror}")
         self._scan_if_changed(force=True)
@@ -234,14 +161,14 @@ class Follower:
             try:
                 if f.gz and not f.spooled and f.fh is not None:
                     raw = f.fh
-                    f.fh = self._spool(raw)
+                    f.fh = spool(self.index, raw)
                     f.spooled = True
                     raw.close()
                 if not self._ingest(f, final=True):
                     return False
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 self._note(f"{os.path.basename(f.path)}: stopped reading: {exc}")
-            self._close(f)
+            f.close()
             self._pending.popleft()
         return True
 
@@ -249,7 +176,7 @@ class Follower:
         if not self._drain():
             return
         try:
-            ident: tuple[int, int] | None = _ident(os.stat(self.base))
+            ident: tuple[int, int] | None = ident_of(os.stat(self.base))
         except OSError:
             ident = None
         live = self._live
@@ -258,7 +185,7 @@ class Follower:
             # the handle we hold, partial last line included, before anything newer.
             if not self._ingest(live, final=True):
                 return
-            self._close(live)
+            live.close()
             self._live = live = None
             self._scan()
         elif live is not None and live.fh is not None:
@@ -266,7 +193,7 @@ class Follower:
                 st: os.stat_result | None = os.fstat(live.fh.fileno())
             except OSError:
                 st = None
-            if st is not None and self._was_truncated(live, st):
+            if st is not None and live.was_truncated(st):
                 self._on_truncated(live)
                 live = self._live
             else:
@@ -291,14 +218,14 @@ class Follower:
             fh = open(self.base, "rb", buffering=0)
         except OSError:
             return  # gone again between stat and open: the next poll will see it
-        ident = _ident(os.fstat(fh.fileno()))
-        f = _File(self.base, 0, False, ident, fh=fh)
+        ident = ident_of(os.fstat(fh.fileno()))
+        f = FileState(self.base, 0, False, ident, fh=fh)
         self._files.append(f)
         self._live = f
         self._ingest(f, final=False)
 
     # ------------------------------------------------------------------ reading
-    def _ingest(self, f: _File, *, final: bool, budget: bool = True) -> bool:
+    def _ingest(self, f: FileState, *, final: bool, budget: bool = True) -> bool:
         """Read ``f`` from where it stopped; False when the batch budget ran out first.
 
         For the live base (``final`` False) the lines are only kept if the file still starts
@@ -347,7 +274,7 @@ class Follower:
             f.lines = raw.line_no
         return complete
 
-    def _register(self, f: _File) -> int:
+    def _register(self, f: FileState) -> int:
         """Add ``f`` to the index as a member, with a readable copy for gzip members."""
         member = Member(f.path, f.number, f.gz)
         if not f.gz:
@@ -358,44 +285,10 @@ class Follower:
         self.index.members.append(IndexedMember(member, readable))
         return len(self.index.members) - 1
 
-    def _spool(self, fh: IO[bytes]) -> IO[bytes]:
-        """Decompress a gzip member to a temp file the index owns (removed by ``index.close``)."""
-        fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
-        self.index._temps.append(tmp)  # noqa: SLF001 - the index cleans its temps up
-        with os.fdopen(fd, "wb") as out, gzip.GzipFile(fileobj=fh, mode="rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-        return open(tmp, "rb", buffering=0)
-
-    def _close(self, f: _File) -> None:
-        if f.fh is not None:
-            try:
-                f.fh.close()
-            except OSError:
-                pass
-            f.fh = None
-
     # ------------------------------------------------------------------ rotation
-    def _was_truncated(self, live: _File, st: os.stat_result) -> bool:
-        changed = st.st_mtime_ns != live.mtime
-        live.mtime = st.st_mtime_ns
-        if live.size == 0:
-            return False
-        if st.st_size < live.size:
-            return True
-        if not changed and st.st_size == live.size:
-            return False
-        # Written to: but is it the same content? A truncate followed by fast writes can leave
-        # the file as long as (or longer than) what we consumed; its first bytes tell.
-        assert live.fh is not None
-        try:
-            now = os.pread(live.fh.fileno(), len(live.head), 0)
-        except OSError:
-            return False
-        return now != live.head
-
-    def _on_truncated(self, live: _File) -> None:
+    def _on_truncated(self, live: FileState) -> None:
         """Copy-and-truncate: the consumed rows now live in a copy; the base starts afresh."""
-        fresh = _File(self.base, 0, False, live.ident, fh=live.fh)
+        fresh = FileState(self.base, 0, False, live.ident, fh=live.fh)
         live.fh = None
         self._live = None
         self._scan(truncated=live)
@@ -414,35 +307,18 @@ class Follower:
         if force or mtime != self._dir_mtime or now - self._last_scan > RESCAN_EVERY:
             self._scan()
 
-    def _members_on_disk(self) -> list[_OnDisk]:
-        """The rotated files of this run now, oldest first, each opened (its inode and first
-        bytes come from the same open file, even while a rotation renames things around us)."""
-        try:
-            self._dir_mtime = os.stat(self.folder).st_mtime_ns
-            names = os.listdir(self.folder)
-        except OSError:
-            return []
-        self._last_scan = time.monotonic()
-        found = []
-        for name in names:
-            base, number, gz = split_member_name(name)
-            if base != self.base_name or number <= 0:
-                continue
-            path = os.path.join(self.folder, name) if self.folder != os.curdir else name
-            try:
-                fh = open(path, "rb", buffering=0)
-            except OSError:
-                continue
-            found.append(_OnDisk(path, number, gz, _ident(os.fstat(fh.fileno())), _head_of(fh, gz), fh))
-        return sorted(found, key=lambda e: -e.number)
-
-    def _scan(self, *, truncated: _File | None = None) -> None:
+    def _scan(self, *, truncated: FileState | None = None) -> None:
         """Match the rotated files on disk to known ones: by inode, then by their first bytes.
 
         Unknown files that are not copies of content already read are generations written
         since the last poll: they are queued (oldest first) to be read before the base.
         """
-        entries = self._members_on_disk()
+        try:
+            self._dir_mtime = os.stat(self.folder).st_mtime_ns
+        except OSError:
+            return
+        self._last_scan = time.monotonic()
+        entries = list_members(self.folder, self.base_name)
         try:
             self._classify(entries, truncated)
         finally:
@@ -450,15 +326,15 @@ class Follower:
                 if e.fh is not None:
                     e.fh.close()
 
-    def _classify(self, entries: list[_OnDisk], truncated: _File | None) -> None:
+    def _classify(self, entries: list[OnDisk], truncated: FileState | None) -> None:
         live = self._live
         known = {f.ident: f for f in self._files if not f.gone}
         present: set[int] = set()
-        unknown: list[_OnDisk] = []
+        unknown: list[OnDisk] = []
         live_rotated = False
         for e in entries:
             f = known.get(e.ident)
-            if f is not None and f.head and e.head is not None and not _same_start(e.head, f.head):
+            if f is not None and f.head and e.head is not None and not same_start(e.head, f.head):
                 f = None  # inode numbers are reused once a file is deleted: not the same file
             if f is not None:
                 present.add(id(f))
@@ -478,18 +354,18 @@ class Follower:
                 # too little to recognise. Look again later.
                 self._unsettled = True
                 continue
-            if truncated is not None and _same_start(head, truncated.head):
+            if truncated is not None and same_start(head, truncated.head):
                 self._adopt_copy(truncated, e)
                 continue
             # Content already read, under another name (compressed, copied, or seen missing
             # while a rotation renamed files around us): never read twice.
-            twin = next((f for f in vanished + gone if _same_start(head, f.head)), None)
+            twin = next((f for f in vanished + gone if same_start(head, f.head)), None)
             if twin is not None:
                 if twin in vanished:
                     vanished.remove(twin)
                 self._repoint(twin, e.path, e.number, e.gz, e.ident)
                 continue
-            if any(_same_start(head, f.head) for f in known.values()):
+            if any(same_start(head, f.head) for f in known.values()):
                 continue  # a copy of a member still present (compression, copy in progress)
             if live_rotated:
                 self._unsettled = True
@@ -499,7 +375,7 @@ class Follower:
             if base_head.startswith(head):
                 self._unsettled = True
                 continue  # a copy of the current base being made: not rotated yet
-            f = _File(e.path, e.number, e.gz, e.ident)
+            f = FileState(e.path, e.number, e.gz, e.ident)
             self._files.append(f)
             self._queue(f, e)
         for f in vanished:
@@ -514,9 +390,9 @@ class Follower:
                 return os.pread(live.fh.fileno(), HEAD, 0)
             except OSError:
                 return b""
-        return _read_head(self.base, False) or b""
+        return read_head(self.base, False) or b""
 
-    def _move(self, f: _File, path: str, number: int, gz: bool) -> None:
+    def _move(self, f: FileState, path: str, number: int, gz: bool) -> None:
         """A known inode under a new name (rename rotation): keep its rows readable."""
         if f.path == path and f.number == number:
             return
@@ -527,7 +403,7 @@ class Follower:
             if not im.member.gz:
                 im.readable = path
 
-    def _repoint(self, f: _File, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
+    def _repoint(self, f: FileState, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
         """A vanished member reappears as ``path`` (compressed or copied): read rows from there."""
         f.path, f.number, f.gz, f.ident, f.gone = path, number, gz, ident, False
         if f.mno is None:
@@ -542,19 +418,19 @@ class Follower:
             return  # its readable copy is already a decompressed copy of this content
         try:
             with open(path, "rb") as fh:
-                spool = self._spool(fh)
-            im.readable = spool.name if isinstance(spool.name, str) else path
-            spool.close()
+                copy = spool(self.index, fh)
+            im.readable = copy.name if isinstance(copy.name, str) else path
+            copy.close()
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             self._note(f"{os.path.basename(path)}: cannot decompress: {exc}")
             im.readable = ""
 
-    def _adopt_copy(self, f: _File, e: _OnDisk) -> None:
+    def _adopt_copy(self, f: FileState, e: OnDisk) -> None:
         """The truncated base's copy: re-point its rows there and queue what we had not read."""
         self._repoint(f, e.path, e.number, e.gz, e.ident)
         self._queue(f, e)
 
-    def _queue(self, f: _File, e: _OnDisk) -> None:
+    def _queue(self, f: FileState, e: OnDisk) -> None:
         """Read ``f`` through the handle opened while listing (its name may change meanwhile)."""
         f.fh, e.fh = e.fh, None
         if f.fh is not None:
@@ -562,7 +438,7 @@ class Follower:
             f.spooled = False
             self._pending.append(f)
 
-    def _gone(self, f: _File, why: str | None = None) -> None:
+    def _gone(self, f: FileState, why: str | None = None) -> None:
         f.gone = True
         if f.mno is not None:
             # Reads of its rows now fail with "cannot read … (rotated away?)" rather than
@@ -578,25 +454,14 @@ class Follower:
 
     # ------------------------------------------------------------------ driving
     def start(self, waiter: Waiter | None = None) -> None:
-        """Follow in a background thread until :meth:`stop`."""
+        """Follow in a background thread until :meth:`stop`; callbacks run on that thread."""
         if self._thread is not None:
             return
         self._waiter = waiter or make_waiter([self.folder])
         self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="tracetui-follow", daemon=True)
+        self._thread = threading.Thread(target=run_loop, args=(self, self._waiter, self._stop),
+                                        name="tracetui-follow", daemon=True)
         self._thread.start()
-
-    def _run(self) -> None:
-        assert self._waiter is not None
-        while not self._stop.is_set():
-            try:
-                added = self.poll_once()
-            except Exception as exc:  # noqa: BLE001 - a follower thread must not die silently
-                self._note(f"follow error: {type(exc).__name__}: {exc}")
-                added = 0
-            if self.more:
-                continue
-            self._waiter.wait(busy=added > 0, paused=self.paused)
 
     def stop(self) -> None:
         """Stop the thread (if any) and close files; the index stays usable."""
@@ -607,29 +472,11 @@ class Follower:
             self._thread.join(timeout=5)
             self._thread = None
         for f in self._files:
-            self._close(f)
+            f.close()
         if self._sidecar is not None:
-            self._close(self._sidecar)
+            self._sidecar.close()
 
-    def follow(self, stop: threading.Event | None = None, waiter: Waiter | None = None) -> Iterator[tuple[int, Item]]:
-        """Generator form: yield ``(row, item)`` for each new row, forever (or until ``stop``)."""
-        pending: list[tuple[int, Item]] = []
-        prev = self.on_rows
-
-        def collect(first: int, items: list[Item]) -> None:
-            pending.extend(enumerate(items, first))
-            if prev is not None:
-                prev(first, items)
-
-        self.on_rows = collect
-        waiter = waiter or make_waiter([self.folder])
-        try:
-            while stop is None or not stop.is_set():
-                added = self.poll_once()
-                yield from pending
-                pending.clear()
-                if not self.more:
-                    waiter.wait(busy=added > 0, paused=self.paused)
-        finally:
-            self.on_rows = prev
-            waiter.close()
+    def follow(self, stop: threading.Event | None = None,
+               waiter: Waiter | None = None) -> Iterator[tuple[int, Item]]:
+        """Generator form: yield ``(row, item)`` for each new row, until ``stop`` is set."""
+        return iterate_rows(self, waiter or make_waiter([self.folder]), stop)
