@@ -236,3 +236,11 @@ def test_generator_form_yields_rows_in_order(tmp_path: Path) -> None:
         if row == 2:
             stop.set()
     assert got == [(0, "c0000"), (1, "c0001"), (2, "c0002")]
+
+
+def test_a_prebuilt_index_is_refused(tmp_path: Path) -> None:
+    base = tmp_path / "run.jsonl"
+    base.write_bytes(rec(0))
+    run = open_path(str(base))[0]
+    with pytest.raises(ValueError, match="give it an empty index"):
+        Follower(run, build_index(run))
