@@ -130,3 +130,24 @@ def test_row_cells(index) -> None:  # type: ignore[no-untyped-def]
     assert bad[2].text == "BAD" and bad[-1].text.startswith("feedback_record.jsonl:1  ")
     esc = row_cells(index, 9, index.get(9))
     assert esc[-1].text == "echo ␛]0;pwned␇"
+
+
+ROW_QUERIES = [
+    ("argv-ascii", "rounding", [0, 1, 10, 11]),
+    ("argv-across-elements", "pytest tests/billing -x -q --lf", [6]),
+    ("argv-element-boundary", "m pyt", [1, 2, 5, 6, 10]),
+    ("smart-case", "ROUNDING", []),
+    ("note-with-slash", "tests/billing/test_rounding.py", [10]),
+    ("non-ascii-marker", "…[truncated", [1, 2, 7, 10]),
+    ("escaped-title", "␛]0;pwned", []),
+    ("bad-line-reason", "malformed", [4]),
+]
+
+
+@pytest.mark.parametrize(("query", "rows"), [c[1:] for c in ROW_QUERIES], ids=[c[0] for c in ROW_QUERIES])
+def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> None:  # type: ignore[no-untyped-def]
+    from tracetui.core.search import row_matcher
+
+    found = [r for r in range(len(index)) if row_matcher(index, query)(r)]
+    assert found == rows
+    assert found == [r for r in range(len(index)) if matcher(query)(index.get(r))]
