@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
-from viewer_helpers import MULTI, make_app, settle
+from viewer_helpers import FLAKY, MULTI, make_app, settle
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.chain import ChainPane
@@ -285,3 +285,35 @@ async def test_200k_spans_open_and_scroll_to_the_end(tmp_path) -> None:  # type:
         assert int(app.spans.scroll_y) == n - app.spans.scrollable_content_region.height
         last = app.spans.render_line(app.spans.scrollable_content_region.height - 1)
         assert "echo 199999" in last.text
+
+
+FAILING = ('{"schema": "tracetui/1", "command_id": "0012-new", "argv": ["make", "again"], '
+           '"exit_code": 4, "stdout_bytes": 0, "stderr_bytes": 0, "stdout_cap": null, '
+           '"stderr_cap": null, "stdout_truncated": false, "stderr_truncated": false}\n')
+
+
+@pytest.mark.parametrize(("follow", "start", "row"), [(True, 11, 12), (True, 10, 10), (False, 11, 11)],
+                         ids=["at-end-follows", "elsewhere-keeps-place", "no-follow-keeps-place"])
+async def test_rows_appended_while_open(tmp_path, follow: bool, start: int, row: int) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from tracetui.core.runset import open_paths
+    from tracetui.ui.app import TraceApp
+
+    run_dir = tmp_path / "flaky"
+    shutil.copytree(FLAKY, run_dir)
+    app = TraceApp(open_paths([str(run_dir)]), follow=follow)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.select_row(start)
+        await pilot.pause()
+        with open(run_dir / "feedback_record.jsonl", "a", encoding="utf-8") as fh:
+            fh.write(FAILING)
+        # What the live follower does: grow the index, then tell the app.
+        app.index.index_member(len(app.index.members) - 1)
+        assert app.rows_appended() == 1
+        await pilot.pause()
+        assert len(app.spans.view) == 13
+        assert app.spans.latest_failure == 12  # the badge moved to the newer failure
+        assert app.index.stats.failed == 6
+        assert app.selected_row == row

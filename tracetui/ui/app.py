@@ -177,7 +177,7 @@ class TraceApp(App[int]):
 
     def rows_appended(self) -> int:
         """Called by the live follower after it appended rows to ``self.index``."""
-        added = self.spans.sync()
+        added = self.spans.sync(follow_tail=self.follow)
         if added and self.index is not None:
             self.query_one(RunHeader).refresh_facts()
             self.selected_row = self.selected_row  # the chain may have grown

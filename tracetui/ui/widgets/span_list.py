@@ -64,15 +64,22 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         pos = 0 if row is None else view.nearest_pos(row)
         self.move_to(pos, force=True, center=True)
 
-    def sync(self) -> int:
-        """Take in rows appended to the index (live follow); returns how many were added."""
+    def sync(self, *, follow_tail: bool = False) -> int:
+        """Take in rows appended to the index (live follow); returns how many were added.
+
+        With ``follow_tail``, a cursor on the last row moves to the new last row; anywhere else
+        it keeps its place.
+        """
         if self.view is None:
             return 0
+        at_end = len(self.view) == 0 or self.cursor == len(self.view) - 1
         added = self.view.sync()
         if added:
             self.latest_failure = self.view.index.latest_failure
             self._update_size()
             self.refresh()
+            if follow_tail and at_end:
+                self.move_to(len(self.view) - 1)
         return added
 
     def _update_size(self) -> None:
