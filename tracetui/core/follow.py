@@ -23,7 +23,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 
-from tracetui.core.index import IndexedMember, RunIndex
+from tracetui.core.index import RunIndex
 from tracetui.core.reader import BadLine, RawLine, iter_lines, parse_line
 from tracetui.core.runset import Member, Run
 from tracetui.core.spans import Span
@@ -282,8 +282,7 @@ class Follower:
         # Our own spool (f.fh) is the readable copy: the .gz may be renamed under us.
         assert f.fh is not None
         readable = f.fh.name if isinstance(f.fh.name, str) else f.path
-        self.index.members.append(IndexedMember(member, readable))
-        return len(self.index.members) - 1
+        return self.index.add_member(member, readable)
 
     # ------------------------------------------------------------------ rotation
     def _on_truncated(self, live: FileState) -> None:

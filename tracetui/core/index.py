@@ -96,13 +96,20 @@ class RunIndex:
         self._temps: list[str] = []
 
     # ----------------------------------------------------------------- building
-    def add_member(self, member: Member) -> int:
-        """Register a member; returns its number in ``self.members``."""
-        readable = member.path
-        if member.gz:
-            readable = self._decompressed_copy(member.path)
+    def add_member(self, member: Member, readable: str | None = None) -> int:
+        """Register a member; returns its number in ``self.members``.
+
+        ``readable`` is where rows are read from when it is not the member itself (the follower
+        passes its own decompressed spool of a gz member, which may be renamed under it).
+        """
+        if readable is None:
+            readable = self._decompressed_copy(member.path) if member.gz else member.path
         self.members.append(IndexedMember(member, readable))
         return len(self.members) - 1
+
+    def adopt_temp(self, path: str) -> None:
+        """Take ownership of a temporary file: it is removed when the index closes."""
+        self._temps.append(path)
 
     def _decompressed_copy(self, path: str) -> str:
         # Random access into gzip is slow; one decompressed spool per gz member keeps every

@@ -141,7 +141,7 @@ def read_head(path: str, gz: bool) -> bytes | None:
 def spool(index: RunIndex, fh: IO[bytes]) -> IO[bytes]:
     """Decompress a gzip member to a temp file the index owns (removed by ``index.close``)."""
     fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
-    index._temps.append(tmp)  # noqa: SLF001 - the index cleans its temp copies up
+    index.adopt_temp(tmp)
     with os.fdopen(fd, "wb") as out, gzip.GzipFile(fileobj=fh, mode="rb") as src:
         shutil.copyfileobj(src, out, 1 << 20)
     return open(tmp, "rb", buffering=0)
