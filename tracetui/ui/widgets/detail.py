@@ -152,7 +152,7 @@ class DetailPane(VerticalScroll):
             return  # an empty stream: nothing was hidden and there is nothing to show
         verdict = never_shown(s)
         style = st("warn") if s.truncated is None else st("banner") if s.truncated else st("dim")
-        self._field(t, "shown", verdict, style)
+        self._field(t, "unseen", verdict, style)
         items = items_note(s)
         if items:
             self._field(t, "items", items, st("warn") if s.truncated else "")
