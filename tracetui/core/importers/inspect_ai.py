@@ -131,6 +131,8 @@ def _span(path: str, sid: str, i: int, ev: dict[str, Any], msg: dict[str, Any] |
                 preview = str(msg["error"].get("message") or "")
     else:
         preview = full if full is not None else ""
+    if error is not None and not full:
+        full = None  # an empty result beside an error is no output: the error text is what was read
     pair = ev.get("truncated")
     if isinstance(pair, list) and len(pair) == 2 and all(as_int(v) is not None for v in pair):
         set_output(rec, preview, full=full, cut="head_tail")
