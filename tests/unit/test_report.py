@@ -211,6 +211,6 @@ def test_missing_parent_and_unknown_truncation(make_run: Any) -> None:
     ix = open_run(make_run, [feedback])
     text = render_report(ix, 0)
     assert "> The first attempt names parent `gone`: parent not in set (rotated away?)." in text
-    assert ("1 attempt; the last one exited 2. Some attempts record no byte counts: whether the agent"
+    assert ("1 attempt; it exited 2. Some attempts record no byte counts: whether the agent"
             " saw everything is unknown.") in text
     assert "- **stdout**: no byte count recorded: truncation unknown" in text

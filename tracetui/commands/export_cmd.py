@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracetui.core.index import RunIndex
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -52,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_file(path: str, indexes: list) -> None:  # type: ignore[type-arg]
+def _write_file(path: str, indexes: list[RunIndex]) -> None:
     from tracetui.cli import UsageError
     from tracetui.core import otlp
 

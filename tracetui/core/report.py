@@ -256,10 +256,7 @@ def _chain_rows(index: RunIndex, row: int) -> tuple[list[int], dict[str, list[in
 
 
 def _stream_cell(f: StreamFacts) -> str:
-    if f.bytes is None:
-        return "? / ?" if f.truncated is None else f"{num(f.shown_bytes)} / ?"
-    shown = f.shown_bytes
-    return f"{num(shown)} / {num(f.bytes)}"
+    return f"{num(f.shown_bytes)} / {num(f.bytes)}"
 
 
 def _produced(span: Span) -> int | None:
@@ -283,23 +280,21 @@ def render_report(index: RunIndex, row: int) -> str:
     spans: list[tuple[int, Span | None]] = [(r, index.span(r)) for r in attempts]
     first = next((s for _r, s in spans if s is not None), None)
     tool = first.display_name if first else "?"
-    out: list[str] = []
     n = len(attempts)
-    title_id = index.ids[attempts[0]] or "?"
-    out.append(f"# Postmortem: {md(tool)}, {n} attempt{'s' if n != 1 else ''} (chain {code_span(title_id)})")
-    out.append("")
     path, line = index.location(row)
-    out.append(f"Run {md(index.run.name)}, report asked for span {code_span(index.ids[row] or '?')} "
-               f"({code_span(f'{path}:{line}')}).")
-    out.append("")
-    out.append(_verdict(index, spans, reruns))
-    out.append("")
+    out = [
+        f"# Postmortem: {md(tool)}, {n} attempt{'s' if n != 1 else ''} (chain {code_span(index.ids[attempts[0]] or '?')})",
+        "",
+        f"Run {md(index.run.name)}, report asked for span {code_span(index.ids[row] or '?')} "
+        f"({code_span(f'{path}:{line}')}).",
+        "",
+        _verdict(index, spans, reruns),
+        "",
+    ]
     if missing:
-        out.append(f"> The first attempt names parent {code_span(missing)}: {PARENT_MISSING}.")
-        out.append("")
+        out += [f"> The first attempt names parent {code_span(missing)}: {PARENT_MISSING}.", ""]
     if cycle:
-        out.append("> The parent links of this chain loop back on themselves; the loop is cut at its first row.")
-        out.append("")
+        out += ["> The parent links of this chain loop back on themselves; the loop is cut at its first row.", ""]
     out.extend(_table(index, spans))
     for k, (r, span) in enumerate(spans, 1):
         out.append("")
@@ -310,13 +305,10 @@ def render_report(index: RunIndex, row: int) -> str:
 def _verdict(index: RunIndex, spans: list[tuple[int, Span | None]], reruns: dict[str, list[int]]) -> str:
     n = len(spans)
     last = spans[-1][1]
-    parts = [f"{n} attempt{'s' if n != 1 else ''}"]
+    sentence = f"{n} attempt{'s' if n != 1 else ''}"
     if last is not None:
-        if last.exit_code == 0:
-            parts.append("the last one exited 0")
-        else:
-            parts.append(f"the last one exited {_exit_text(last)}")
-    sentence = "; ".join(parts) + "."
+        sentence += f"; {'the last one' if n > 1 else 'it'} exited {_exit_text(last)}"
+    sentence += "."
     # The most telling cut: the first attempt that hid bytes, on its stream that hid the most.
     clipped = [(k, s) for k, (_r, s) in enumerate(spans, 1) if s is not None and (s.hidden_bytes or 0) > 0]
     if not clipped:
@@ -330,14 +322,9 @@ def _verdict(index: RunIndex, spans: list[tuple[int, Span | None]], reruns: dict
     pct = share(hidden, stream.bytes)
     where = f"the agent never saw {num(hidden)} bytes{f' ({pct})' if pct else ''} of attempt {k}'s {stream.name}"
     sentence += " " + where[0].upper() + where[1:]
-    found = None
-    for rr in reruns.get(span.command_id or "", []):
-        rspan = index.span(rr)
-        if rspan is not None:
-            text, _start, _size, _complete = _unseen_text(span, stream.name, rspan)
-            found = strongest_failure(text)
-            if found:
-                break
+    rerun_spans = (index.span(rr) for rr in reruns.get(span.command_id or "", []))
+    texts = (_unseen_text(span, stream.name, rs)[0] for rs in rerun_spans if rs is not None)
+    found = next((f for f in map(strongest_failure, texts) if f), None)
     if found:
         sentence += f", where a re-run shows {code_span(found[:300])}"
     sentence += "."
