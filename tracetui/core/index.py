@@ -94,6 +94,7 @@ class RunIndex:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._temps: list[str] = []
+        self._fds: OrderedDict[tuple[int, str], int] = OrderedDict()
 
     # ----------------------------------------------------------------- building
     def add_member(self, member: Member, readable: str | None = None) -> int:
@@ -237,14 +238,31 @@ class RunIndex:
 
     def _read(self, im: IndexedMember, offset: int, length: int, line_no: int) -> Span | BadLine:
         try:
-            with open(im.readable, "rb") as fh:
-                fh.seek(offset)
-                data = fh.read(length)
+            data = os.pread(self._fd(im), length, offset)
         except OSError as exc:
             return BadLine(im.member.path, line_no, offset, f"cannot read: {exc.strerror} (rotated away?)")
         if len(data) != length:
             return BadLine(im.member.path, line_no, offset, "line no longer in the file (rotated or truncated?)")
         return parse_line(RawLine(line_no, offset, length, data), im.member.path)
+
+    def _fd(self, im: IndexedMember) -> int:
+        """An open descriptor for a member's readable file, kept for the next row shown.
+
+        Keyed on the member object *and* its current path: when the follower re-points a member
+        (rotation, copy-truncate, dropped), the next read opens the file it now names.
+        """
+        key = (id(im), im.readable)
+        with self._lock:
+            fd = self._fds.get(key)
+            if fd is not None:
+                self._fds.move_to_end(key)
+                return fd
+        fd = os.open(im.readable, os.O_RDONLY)
+        with self._lock:
+            self._fds[key] = fd
+            while len(self._fds) > 16:
+                os.close(self._fds.popitem(last=False)[1])
+        return fd
 
     def span(self, row: int) -> Span | None:
         got = self.get(row)
@@ -284,6 +302,13 @@ class RunIndex:
         return (i for i in range(len(flags)) if flags[i] & mask)
 
     def close(self) -> None:
+        with self._lock:
+            for fd in self._fds.values():
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._fds.clear()
         for tmp in self._temps:
             try:
                 os.unlink(tmp)

@@ -1,0 +1,56 @@
+"""Open the viewer headless on a big run and time what a person waits for.
+
+Prints JSON lines for bench_index.py: time to the first rows on screen, time to a complete
+index, and the time to render one screen of rows after jumping to the end (strip cache and
+parsed-span cache cleared first, so every row is read from disk and drawn). Usage:
+``python benchmarks/bench_tui_open.py PATH``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import sys
+import time
+
+
+async def measure(path: str) -> list[dict]:
+    from tracetui.core.runset import open_path
+    from tracetui.ui.app import TraceApp
+    from tracetui.ui.widgets.span_list import SpanList
+
+    t0 = time.perf_counter()
+    app = TraceApp(open_path(path), follow=False)
+    first = ready = None
+    async with app.run_test(size=(160, 48)) as pilot:
+        spans = app.query_one(SpanList)
+        while ready is None:
+            await pilot.pause(0.005)
+            now = time.perf_counter() - t0
+            if first is None and spans.view is not None and len(spans.view):
+                first = now
+            if app.index is not None and not app.query_one("RunHeader").progress:
+                ready = now
+            if now > 600:
+                raise SystemExit("gave up after 600 s")
+        await pilot.press("G")
+        await pilot.pause()
+        height = spans.size.height
+        spans._strips.clear()
+        app.index._cache.clear()
+        t = time.perf_counter()
+        for y in range(height):
+            spans.render_line(y)
+        render = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return [
+        {"name": "TUI first rows on screen", "seconds": first, "rss_mb": rss},
+        {"name": "TUI complete index", "seconds": ready, "rss_mb": rss},
+        {"name": f"TUI render {height} rows at the end", "seconds": render, "rss_mb": rss},
+    ]
+
+
+if __name__ == "__main__":
+    for row in asyncio.run(measure(sys.argv[1])):
+        print(json.dumps(row))
