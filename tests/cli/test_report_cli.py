@@ -25,7 +25,9 @@ def tracetui(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def billing(tmp_path: Path) -> Path:
     folder = tmp_path / "flaky-billing"
-    shutil.copytree(REPO / "sample_runs" / "flaky-billing", folder)
+    # Without any sidecar a local re-run may have left beside the sample: each test makes its own.
+    shutil.copytree(REPO / "sample_runs" / "flaky-billing", folder,
+                    ignore=shutil.ignore_patterns("*.reruns.jsonl*"))
     return folder
 
 
