@@ -16,6 +16,7 @@ import pytest
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[2]
+SKIP = shutil.ignore_patterns("*.reruns.jsonl*", "*.lock")
 SCRIPT = Path(PY).parent / "tracetui"
 ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [PY, "-m", "tracetui"]
 BILLING = "cmd_3f76c0c60c4e"
@@ -45,7 +46,8 @@ def tracetui(*args: str, cwd: Path | None = None, stdin: int | None = subprocess
 @pytest.fixture
 def billing(tmp_path: Path) -> Path:
     folder = tmp_path / "flaky-billing"
-    shutil.copytree(REPO / "sample_runs" / "flaky-billing", folder)
+    # Leave out re-runs someone made of the sample in the working tree (they are gitignored).
+    shutil.copytree(REPO / "sample_runs" / "flaky-billing", folder, ignore=SKIP)
     return folder
 
 
