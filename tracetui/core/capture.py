@@ -127,6 +127,10 @@ class StreamTap:
 
     def _keep_json(self, chunk: bytes) -> None:
         assert self._json is not None
+        # The limit comes first: a stream of nothing but whitespace must not grow the buffer.
+        if len(self._json) + len(chunk) > self._json_limit:
+            self._json = None
+            return
         if not self._json_seen_start:
             rest = chunk.lstrip(b" \t\r\n")
             if not rest:
@@ -136,9 +140,6 @@ class StreamTap:
                 self._json = None
                 return
             self._json_seen_start = True
-        if len(self._json) + len(chunk) > self._json_limit:
-            self._json = None
-            return
         self._json += chunk
 
     def finish(self) -> StreamData:
