@@ -28,6 +28,8 @@ def test_summary_json_facts(make_run: Any) -> None:
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     error = doc["bad_lines"][0].pop("error")
+    trend = doc.pop("trend")  # its figures are tested in tests/unit/test_trends.py
+    assert trend["sparklines"].keys() == {"hidden_share", "failed", "response_bytes"}
     assert error.startswith("malformed JSON at column 1: ")  # the detail is the JSON parser's own
     base = str(root / "B.jsonl")
     assert doc == {

@@ -72,7 +72,7 @@ def test_missing_members_are_noted(make_run: Any) -> None:
 
 ERRORS = [
     ("missing-path", "nope.jsonl", "no such file or directory"),
-    ("empty-dir", "", "no run files (*.jsonl) in this directory"),
+    ("empty-dir", "", "no run files (*.jsonl, or another agent's trace) in this directory"),
 ]
 
 
@@ -88,3 +88,16 @@ def test_relative_cwd_resolves_against_run_folder(make_run: Any) -> None:
     assert run.resolve_cwd("tools") == str(root / "tools")
     assert run.resolve_cwd("/abs") == "/abs"
     assert run.resolve_cwd(None) == str(root)
+
+
+def test_directory_holding_other_agents_traces(make_run: Any) -> None:
+    import shutil
+
+    agents = Path(__file__).resolve().parents[1] / "data" / "agents"
+    root = make_run({"ours.jsonl": [tool("a")]})
+    shutil.copy(agents / "claude_session.jsonl", root / "session.jsonl")
+    shutil.copy(agents / "swe_agent.traj", root / "run.traj")
+    runs = open_path(str(root))
+    assert [(os.path.basename(r.base), r.source_format) for r in runs] == [
+        ("ours.jsonl", None), ("run.traj", "swe-agent"), ("session.jsonl", "claude-code"),
+    ]

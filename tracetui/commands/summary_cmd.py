@@ -18,9 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import load_runs
     from tracetui.core.summary import merge, summarize
+    from tracetui.core.trends import trend_summary
 
     indexes = load_runs(args.paths)
     result = merge([summarize(ix) for ix in indexes])
+    result["trend"] = trend_summary(indexes)  # one trend over all runs, after the merge
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
         return 0
@@ -30,6 +32,8 @@ def main(args: argparse.Namespace) -> int:
     print(f"truncated   {result['truncated']:,}")
     print(f"hidden      {result['hidden_bytes']:,} bytes never shown to the agent")
     print(f"bad lines   {len(result['bad_lines']):,}")
+    spark = result["trend"]["sparklines"]
+    print(f"trend       hidden {spark['hidden_share']}  failed {spark['failed']}  size {spark['response_bytes']}")
     lf = result["latest_failure"]
     if lf:
         from tracetui.core.text import quote_argv

@@ -269,8 +269,14 @@ class RunIndex:
         return got if isinstance(got, Span) else None
 
     def location(self, row: int) -> tuple[str, int]:
-        """``(file path, line number)`` of a row."""
-        return self.members[self.member_no[row]].member.path, self.line_no[row]
+        """``(file path, line number)`` of a row (in the original file for an imported trace)."""
+        path, line = self.members[self.member_no[row]].member.path, self.line_no[row]
+        if self.run.source_format is not None:
+            span = self.span(row)
+            where = span.raw.get("source_line") or span.raw.get("source_index") if span else None
+            if isinstance(where, int) and not isinstance(where, bool):
+                line = where
+        return path, line
 
     def exit_code(self, row: int) -> int | None:
         v = self.exit[row]
@@ -383,7 +389,7 @@ def _index_imported(index: RunIndex, run: Run) -> None:
             for record in importers.convert(run.base, run.source_format or ""):
                 out.write(orjson.dumps(record, default=str) + b"\n")
     except (OSError, ValueError) as exc:
-        run.notes.append(f"cannot import {run.source_format} trace: {exc}")
+        run.notes.append(f"{run.source_format} import: {exc}")
     # Rows read from the converted copy; locations still name the original file.
     im = IndexedMember(Member(run.base, 0, False), tmp)
     index.members.append(im)

@@ -17,7 +17,7 @@ from tracetui.core.index import RunIndex
 from tracetui.core.markers import find_marker, split_preview
 from tracetui.core.reader import BadLine
 from tracetui.core.redact import Redactor
-from tracetui.core.spans import STREAMS, Span
+from tracetui.core.spans import FEEDBACK, STREAMS, TRACETUI, TRUNCATION_SPAN, Span
 
 ERROR = "error"
 WARNING = "warning"
@@ -141,8 +141,11 @@ def _shown_bytes(preview: str) -> int:
 
 
 def _comparable(rec: dict[str, Any], span: Span) -> bool:
-    # Redaction and U+FFFD replacement change lengths; a binary preview is a rendering, not bytes.
+    # Redaction and U+FFFD replacement change lengths; a binary preview is a rendering, not bytes;
+    # an imported preview carries the agent's own wrappers (tags, notices) around the output.
     if any(p.startswith(UTF8_NOTE) for p in span.problems):
+        return False
+    if span.dialect not in (TRACETUI, TRUNCATION_SPAN, FEEDBACK):
         return False
     return rec.get("encoding") != "binary" and not rec.get("redacted")
 

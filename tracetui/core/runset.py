@@ -120,6 +120,23 @@ def sidecar_path(base: str) -> str:
     return base + SIDECAR_SUFFIX
 
 
+def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:
+    """Other agents' traces in a directory (chosen by content), and the names they claim."""
+    from tracetui.core import importers
+
+    runs: list[Run] = []
+    claimed: set[str] = set()
+    for name in files:
+        if name.endswith((SIDECAR_SUFFIX, ".lock")) or split_member_name(name)[1] > 0:
+            continue  # rotation members and our own side files are never foreign traces
+        full = _join(folder, name)
+        fmt = importers.sniff(full)
+        if fmt is not None:
+            runs.append(Run(base=full, members=[Member(full, 0, name.endswith(".gz"))], source_format=fmt))
+            claimed.add(name)
+    return runs, claimed
+
+
 def open_path(path: str) -> list[Run]:
     """The runs at ``path``: one for a file (any member names its run), all bases in a directory."""
     if not os.path.exists(path):
@@ -129,13 +146,14 @@ def open_path(path: str) -> list[Run]:
             names = sorted(os.listdir(path))
         except OSError as exc:
             raise RunSetError(f"{path}: cannot list directory: {exc.strerror}") from None
-        bases = sorted({split_member_name(n)[0] for n in names if _is_run_base(split_member_name(n)[0])})
         files = [n for n in names if os.path.isfile(os.path.join(path, n))]
-        runs = [_run_for(path, b, files) for b in bases]
-        runs = [r for r in runs if r.members]
+        runs, claimed = _foreign_runs(path, files)
+        bases = sorted({split_member_name(n)[0] for n in files
+                        if n not in claimed and _is_run_base(split_member_name(n)[0])})
+        runs += [r for r in (_run_for(path, b, [f for f in files if f not in claimed]) for b in bases) if r.members]
         if not runs:
-            raise RunSetError(f"{path}: no run files (*.jsonl) in this directory")
-        return runs
+            raise RunSetError(f"{path}: no run files (*.jsonl, or another agent's trace) in this directory")
+        return sorted(runs, key=lambda r: r.base)
     folder, name = os.path.split(path)
     folder = folder or os.curdir
     if not os.access(path, os.R_OK):

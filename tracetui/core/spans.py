@@ -74,8 +74,8 @@ class StreamFacts:
             return max(0, self.bytes - (self.head_bytes or 0) - (self.tail_bytes or 0))
         if self.bytes is not None and self.cap is not None:
             return max(0, self.bytes - self.cap)
-        if self.marker is not None and self.marker.unit == "bytes" and self.marker.count is not None:
-            return self.marker.count
+        if self.marker is not None and self.marker.unit in ("bytes", "chars") and self.marker.count is not None:
+            return self.marker.count  # for characters a lower bound: a character is a byte or more
         return None
 
     @property
@@ -419,8 +419,8 @@ def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | N
             return True, max(0, nbytes - (head or 0) - (tail or 0))
         if nbytes is not None and cap is not None:
             return True, max(0, nbytes - cap)
-        if marker is not None and marker.unit == "bytes" and marker.count is not None:
-            return True, marker.count
+        if marker is not None and marker.unit in ("bytes", "chars") and marker.count is not None:
+            return True, marker.count  # as StreamFacts.hidden_bytes: chars are a lower bound
         return True, None
     if nbytes is None and flag is None:
         return None, None
