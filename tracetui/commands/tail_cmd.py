@@ -58,6 +58,12 @@ def _tail(args: argparse.Namespace) -> int:
         runs = open_paths(args.paths)
     except RunSetError as exc:
         raise UsageError(str(exc)) from None
+    foreign = [r for r in runs if r.source_format is not None]
+    if foreign:
+        # Another agent's trace is converted whole, not appended to line by line: nothing to follow.
+        names = ", ".join(f"{r.base} ({r.source_format})" for r in foreign)
+        raise UsageError(f"tail follows tracetui runs; {names} is another agent's trace: "
+                         "use `tracetui summary` or `tracetui view` on it")
     out = _Printer(args.json, several=len(runs) > 1)
     new_runs: list[str] = []
     dirs = [p for p in args.paths if os.path.isdir(p)]
