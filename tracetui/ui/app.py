@@ -26,6 +26,7 @@ from tracetui.core.runset import Run
 from tracetui.core.search import row_matcher
 from tracetui.core.text import quote_argv
 from tracetui.ui.commands import TraceCommands
+from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
@@ -80,6 +81,9 @@ class TraceApp(App[int]):
            "Step to the next node of the retry chain", show=False, key_display="]"),
         _b("escape", "clear", "Close search / filter", "Close the search bar, else clear the filter",
            show=False),
+        _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)"),
+        _b("o", "open_run", "Open run", "Open another run of this folder (new ones included)",
+           show=False),
         _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
         _b("q", "quit_app", "Quit", "Leave tracetui"),
     ]
@@ -99,6 +103,8 @@ class TraceApp(App[int]):
         self.chains: ChainIndex | None = None
         self.mask = 0
         self._search_seq = 0
+        self.live = LiveFollow(self)
+        """The live follower of the open run (ui/live.py)."""
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -134,7 +140,8 @@ class TraceApp(App[int]):
         run = self.runs[number]
         self.run_ = run
         self.query_one(RunHeader).set_facts(name=run.name, progress="indexing…")
-        self._index_worker(run)
+        if not self.live.open(run):
+            self._index_worker(run)
 
     # ---------------------------------------------------------------- indexing
     @work(thread=True, exclusive=True, exit_on_error=False, group="index")
@@ -186,6 +193,13 @@ class TraceApp(App[int]):
     # --------------------------------------------------------------- selection
     def on_span_list_selected(self, msg: SpanList.Selected) -> None:
         self.selected_row = msg.row
+        self.live.cursor_moved()
+
+    def on_live_update(self, msg: LiveUpdate) -> None:
+        self.live.handle(msg)
+
+    def on_unmount(self) -> None:
+        self.live.stop()  # the follower thread ends with the app, its files closed
 
     def watch_selected_row(self, row: int | None) -> None:
         self.query_one(DetailPane).show(self.index, row, self.raw_mode)
@@ -340,6 +354,12 @@ class TraceApp(App[int]):
             self.notify(f"no match for {msg.query!r}", timeout=3, markup=False)
             return
         self.spans.move_to(msg.pos, center=True)
+
+    def action_toggle_follow(self) -> None:
+        self.live.toggle()
+
+    def action_open_run(self) -> None:
+        self.live.pick_run()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(list(self.BINDINGS)))  # type: ignore[arg-type]

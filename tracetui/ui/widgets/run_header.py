@@ -14,7 +14,7 @@ class RunHeader(Static):
     """Run name, files, spans, failed, truncated, hidden bytes, bad lines, state."""
 
     COMPONENT_CLASSES = {"header--name", "header--failed", "header--trunc", "header--bad",
-                         "header--state", "header--dim"}
+                         "header--state", "header--paused", "header--new", "header--dim"}
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -25,12 +25,15 @@ class RunHeader(Static):
         self.progress = ""
         """``indexing 48 MB…`` while the run is being read."""
         self.filter_note = ""
+        self.new_rows = 0
+        """Rows that arrived below while the cursor was elsewhere (live follow): "N new"."""
 
     def st(self, name: str) -> Style:
         return self.get_component_rich_style(f"header--{name}", partial=True)
 
     def set_facts(self, *, name: str | None = None, index: RunIndex | None = None,
-                  state: str | None = None, progress: str | None = None) -> None:
+                  state: str | None = None, progress: str | None = None,
+                  new: int | None = None) -> None:
         if name is not None:
             self.name_text = name
         if index is not None:
@@ -39,6 +42,8 @@ class RunHeader(Static):
             self.state = state
         if progress is not None:
             self.progress = progress
+        if new is not None:
+            self.new_rows = new
         self.refresh_facts()
 
     def notify_style_update(self) -> None:
@@ -69,5 +74,8 @@ class RunHeader(Static):
             t.append(f"  {self.progress}", self.st("dim"))
         if self.state:
             t.append("  ")
-            t.append(f" {self.state} ", self.st("state"))
+            t.append(f" {self.state} ", self.st("paused" if self.state == "PAUSED" else "state"))
+        if self.new_rows:
+            t.append("  ")
+            t.append(f" {self.new_rows:,} new ↓ G ", self.st("new"))
         self.update(t)

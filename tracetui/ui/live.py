@@ -1,0 +1,272 @@
+"""Live following in the viewer (SPEC §5 "Live"; docs/live.md, "In the viewer").
+
+A :class:`LiveFollow` owns the :class:`~tracetui.core.follow.Follower` of the open run. The
+follower reads the run itself from its start (its catch-up replaces ``build_index``, which
+would store an unfinished last line as a bad row), on a worker thread; when it has read what
+is there, the app shows the index as usual (the latest failure selected) and the follower's
+own thread takes over, woken by file-system events.
+
+The follower's callbacks run on its thread: they only ``post_message`` a :class:`LiveUpdate`
+(thread-safe, never blocking, so stopping the follower from the UI thread cannot deadlock).
+The app hands each one back to :meth:`LiveFollow.handle` on its own thread.
+
+Back-pressure: the follower stops reading while rows it appended wait to be taken into the
+list (``backlog``). A pause by the user (``f``) makes the backlog look full, and the thread
+then sleeps on :class:`PausableWaiter` until resumed, so a paused view costs no wake-ups.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+from textual.message import Message
+
+from tracetui.core.follow import Follower
+from tracetui.core.runset import Run, RunSetError, open_path
+from tracetui.core.text import neutralize_line
+from tracetui.core.watch import Waiter, make_waiter
+from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
+from tracetui.ui.screens.run_picker import RunPicker
+
+if TYPE_CHECKING:
+    from tracetui.ui.app import TraceApp
+
+MAX_BACKLOG = 20_000
+"""Rows appended but not yet taken into the list before the follower waits for the UI."""
+PAUSED_BACKLOG = 1 << 62
+"""What ``backlog`` reports while the user paused: always over ``MAX_BACKLOG``."""
+
+
+@dataclass
+class LiveUpdate(Message):
+    """From the follower thread: rows were appended, a run file appeared, or a note."""
+
+    rows: int = 0
+    new_run: str | None = None
+    note: str | None = None
+    select: int | None = None
+    """After a re-open: the index row to put the cursor back on."""
+    generation: int = 0
+    """Which follower sent it: messages from a stopped one are dropped."""
+
+
+class PausableWaiter(Waiter):
+    """Wraps the follower's waiter: while the user paused, sleep until resumed."""
+
+    def __init__(self, inner: Waiter) -> None:
+        self.inner = inner
+        self.user_paused = False
+        self._resume = threading.Event()
+
+    def wait(self, *, busy: bool = False, paused: bool = False) -> None:
+        if self.user_paused:
+            self._resume.wait()
+            self._resume.clear()
+            return
+        self.inner.wait(busy=busy, paused=paused)
+
+    def set_paused(self, paused: bool) -> None:
+        self.user_paused = paused
+        if not paused:
+            self._resume.set()
+
+    def close(self) -> None:
+        self.user_paused = False
+        self._resume.set()
+        self.inner.close()
+
+
+class SwitchRunPicker(RunPicker):
+    """The run picker opened from a live view: Esc closes it instead of leaving tracetui."""
+
+    BINDINGS = [Binding("escape,q", "close", "Close", id="picker.close",
+                        tooltip="Keep the current run")]
+
+    def action_close(self) -> None:
+        self.dismiss(None)  # type: ignore[arg-type]
+
+
+class LiveFollow:
+    """The follower of the open run and the live state the header shows."""
+
+    def __init__(self, app: TraceApp) -> None:
+        self.app = app
+        self.follower: Follower | None = None
+        self.waiter: PausableWaiter | None = None
+        self.paused = False
+        """Set by the user (``f``): no rows are read or taken in."""
+        self.taken = 0
+        """Index rows the list had taken in at the last update (the backlog is the rest)."""
+        self.generation = 0
+        self._mark = 0
+        """List length when the cursor was last on the bottom row: rows after it are "new"."""
+        self._view: object | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.follower is not None
+
+    @property
+    def new_rows(self) -> int:
+        view = self.app.spans.view
+        return max(0, len(view) - self._mark) if view is not None and view is self._view else 0
+
+    # ------------------------------------------------------------------ open / stop
+    def open(self, run: Run, *, keep_row: int | None = None) -> bool:
+        """Follow ``run`` (catch-up on a worker, then the follower's thread); False if frozen."""
+        self.stop()
+        if not self.app.follow or run.source_format is not None:
+            # --no-follow, or a foreign trace converted once: build_index as before.
+            self.refresh_header()
+            return False
+        self.generation += 1
+        self.paused = False
+        gen = self.generation
+        self.follower = Follower(
+            run,
+            on_new_run=lambda path: self._post(LiveUpdate(new_run=path, generation=gen)),
+            on_note=lambda text: self._post(LiveUpdate(note=text, generation=gen)),
+            backlog=self._backlog, max_backlog=MAX_BACKLOG, watch_dir=True,
+        )
+        self.taken = 0
+        follower = self.follower
+        self.app.run_worker(lambda: self._catch_up(follower, gen, keep_row), thread=True,
+                            exclusive=True, exit_on_error=False, group="index",
+                            name="live catch-up")
+        return True
+
+    def _catch_up(self, follower: Follower, gen: int, keep_row: int | None) -> None:
+        """Worker thread: read what the run holds now, show it, then start following."""
+        total = 0
+        for m in follower.run.members:
+            try:
+                total += os.path.getsize(m.path)
+            except OSError:
+                pass
+        try:
+            while gen == self.generation:
+                follower.poll_once()
+                done = sum(im.size for im in list(follower.index.members))
+                self._post(IndexProgress(done, total))
+                if not follower.more:
+                    break
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            self._post(IndexFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        if gen != self.generation:
+            return  # another run was opened meanwhile; open() stopped this follower
+        self.taken = len(follower.index)
+        self._post(IndexReady(follower.index))
+        if keep_row is not None:
+            self._post(LiveUpdate(select=keep_row, generation=gen))
+        # Rows read from here on are announced; IndexReady is queued before any of them.
+        follower.on_rows = lambda first, items: self._post(LiveUpdate(rows=len(items), generation=gen))
+        self.waiter = PausableWaiter(make_waiter([follower.folder]))
+        follower.start(self.waiter)
+        self._post(LiveUpdate(generation=gen))  # refresh the header: LIVE
+
+    def stop(self) -> None:
+        """Stop the follower thread and close its files (the index stays readable)."""
+        follower, self.follower = self.follower, None
+        self.generation += 1
+        if follower is not None:
+            follower.stop()
+        self.waiter = None
+
+    def _post(self, message: Message) -> None:
+        self.app.post_message(message)
+
+    def _backlog(self) -> int:
+        if self.paused:
+            return PAUSED_BACKLOG
+        follower = self.follower
+        return len(follower.index) - self.taken if follower is not None else 0
+
+    # ------------------------------------------------------------------ UI thread
+    def handle(self, msg: LiveUpdate) -> None:
+        """Apply one update from the follower (called by the app on its thread)."""
+        if msg.generation != self.generation or self.follower is None:
+            return
+        app = self.app
+        if msg.note:
+            app.notify(neutralize_line(msg.note), title="follow", severity="warning",
+                       timeout=10, markup=False)
+        if msg.new_run:
+            self._new_run(msg.new_run)
+        if msg.select is not None and app.index is not None and msg.select < len(app.index):
+            app.select_row(msg.select)
+        if msg.rows:
+            index = self.follower.index
+            seen = len(index)
+            view = app.spans.view
+            if view is not None and self._view is not view:
+                self._view, self._mark = view, len(view)
+            app.rows_appended()
+            self.taken = seen
+        self.cursor_moved()
+
+    def cursor_moved(self) -> None:
+        """The cursor moved (or rows arrived): on the bottom row nothing is "new" any more."""
+        view = self.app.spans.view
+        if view is not None and (view is not self._view
+                                 or self.app.spans.cursor >= len(view) - 1):
+            self._view, self._mark = view, len(view)
+        self.refresh_header()
+
+    def refresh_header(self) -> None:
+        from tracetui.ui.widgets.run_header import RunHeader
+
+        if self.follower is None:
+            state = ""
+        else:
+            state = "PAUSED" if self.paused else "LIVE"
+        self.app.query_one(RunHeader).set_facts(state=state, new=self.new_rows)
+
+    def toggle(self) -> None:
+        """``f``: pause or resume; in a frozen view, start following (the run is re-read)."""
+        app = self.app
+        if self.follower is None:
+            run = app.run_
+            if run is None:
+                return
+            if run.source_format is not None:
+                app.notify("an imported trace cannot be followed", timeout=4)
+                return
+            app.follow = True
+            keep = app.selected_row
+            if self.open(run, keep_row=keep):
+                app.notify("following: re-reading the run", timeout=3)
+            return
+        self.paused = not self.paused
+        if self.waiter is not None:
+            self.waiter.set_paused(self.paused)
+        self.refresh_header()
+        app.notify("paused: new spans wait until f" if self.paused else "following new spans",
+                   timeout=3)
+
+    def _new_run(self, path: str) -> None:
+        """A run file appeared in the folder: offer it in the run picker (``o``)."""
+        app = self.app
+        known = {os.path.abspath(r.base) for r in app.runs}
+        try:
+            runs = [r for r in open_path(path) if os.path.abspath(r.base) not in known]
+        except RunSetError:
+            return
+        if not runs:
+            return
+        app.runs.extend(runs)
+        for run in runs:
+            app.notify(f"new run: {neutralize_line(run.name)} — press o to open it",
+                       title="new run", timeout=10, markup=False)
+
+    def pick_run(self) -> None:
+        """``o``: choose another run of the folder (new ones included)."""
+        app = self.app
+        if len(app.runs) < 2:
+            app.notify("no other run here (new run files are offered when they appear)", timeout=4)
+            return
+        app.push_screen(SwitchRunPicker(app.runs), app.open_run)
