@@ -155,3 +155,14 @@ def test_escape_sequences_from_the_trace_never_reach_the_terminal(tmp_path: Path
     p = tracetui(str(tmp_path), "--id", "e1", "--yes", "--json", "--no-normalize", "ansi", "--no-sidecar")
     assert not any(ch in p.stdout for ch in "\x1b\x07\x9b") and "\\u001b]52" in p.stdout
     assert json.loads(p.stdout)["stdout_diff"].endswith("+" + evil + "new\n ")
+
+
+def test_a_non_shell_tool_from_another_agent_is_refused(tmp_path: Path) -> None:
+    rec = tool("c1", tool_name="Read\x1b]0;x\x07", argv=["Read", "notes.txt"], rerunnable=False,
+               source_format="claude-code")
+    (tmp_path / "run.jsonl").write_text(json.dumps(rec) + "\n")
+    p = tracetui(str(tmp_path), "--id", "c1", "--yes")
+    assert p.returncode == 2
+    assert p.stderr == ("tracetui: rerun: span 'c1' is a Read␛]0;x␇ call imported from claude-code, "
+                        "not a shell command: it cannot be re-run (rerunnable: false)\n")
+    assert p.stdout == "" and not (tmp_path / "run.jsonl.reruns.jsonl").exists()

@@ -282,6 +282,40 @@ def test_find_target(tmp_path: Path) -> None:
         rerun.find_target([ix], "xy")
 
 
+REFUSED = [
+    ("not-rerunnable", tool("r1", tool_name="Read", argv=["Read", "/etc/hosts"], rerunnable=False,
+                            source_format="claude-code"),
+     "span 'r1' is a Read call imported from claude-code, not a shell command: it cannot be re-run "
+     "(rerunnable: false)"),
+    ("no-argv", tool("r1", argv=[]), "span 'r1' records no argv to re-run"),
+    ("empty-program", tool("r1", argv=[""]), "span 'r1' records no argv to re-run"),
+]
+
+
+@pytest.mark.parametrize(("name", "rec", "message"), REFUSED, ids=[c[0] for c in REFUSED])
+def test_spans_that_cannot_be_rerun_are_refused(tmp_path: Path, name: str, rec: dict[str, Any],
+                                                message: str) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "run.jsonl").write_text(json.dumps(rec) + "\n" + "{not json\n")
+    ix = load(folder)
+    for find in (lambda: rerun.find_target([ix], "r1"), lambda: rerun.target_for_row(ix, 0)):
+        with pytest.raises(rerun.RerunError) as err:
+            find()
+        assert str(err.value) == message
+    with pytest.raises(rerun.RerunError, match=r"^row 2 cannot be read as a span"):
+        rerun.target_for_row(ix, 1)
+
+
+def test_rerunnable_true_and_absent_are_accepted(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    lines = [tool("a", rerunnable=True), tool("b")]
+    (folder / "run.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    ix = load(folder)
+    assert [rerun.target_for_row(ix, r).argv for r in (0, 1)] == [("echo", "hi"), ("echo", "hi")]
+
+
 # ------------------------------------------------------------------ memory
 BIG = textwrap.dedent("""\
     import json, os, resource, sys

@@ -61,7 +61,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         target = rerun.find_target(load_runs([args.path]), args.id)
     except rerun.RerunError as exc:
-        raise UsageError(f"rerun: {exc}") from None
+        # The message quotes trace text (ids, tool names): neutralised like everything else.
+        raise UsageError(f"rerun: {_line(str(exc))}") from None
 
     _announce(target)
     if not args.yes and not _confirm():

@@ -6,7 +6,8 @@ never uses a shell, closes stdin, runs in its own session so a timeout or a canc
 whole process group, and spools both streams to temp files while hashing them
 (:mod:`tracetui.core.capture`), so memory stays bounded whatever the output size.
 
-Flow: :func:`find_target` (id or unique id prefix → row, span, resolved cwd) →
+Flow: :func:`find_target` (id or unique id prefix → row, span, resolved cwd; the viewer uses
+:func:`target_for_row`; both refuse spans an importer marked ``"rerunnable": false``) →
 :func:`run_spooled` → :func:`compare_target` (:mod:`tracetui.core.diff`) →
 :func:`append_sidecar` (a ``tracetui/1`` record in ``B.reruns.jsonl``; the trace is never
 touched). :func:`rerun` does all four. A result owns its spool files: call ``close()``.
@@ -152,9 +153,27 @@ def find_target(indexes: Sequence[RunIndex], ident: str) -> Target:
     if len(exact) > 1:
         raise RerunError(f"id {ident!r} is in several runs: {', '.join(ix.run.name for ix, _ in exact)}")
     index, row = exact[0]
+    return target_for_row(index, row, ident)
+
+
+def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Target:
+    """The span at ``row`` of ``index`` as a re-run target, or RerunError saying why it is not one.
+
+    Refused: a row that is no span (a bad line, rotated away), a span with no argv, and a span
+    an importer marked ``"rerunnable": false`` (another agent's non-shell tool, e.g. a file
+    read: its argv is a description, not a command).
+    """
     span = index.span(row)
+    name = ident if ident is not None else index.ids[row] if row < len(index.ids) else None
     if span is None:
-        raise RerunError(f"span {ident!r} cannot be read any more (rotated away?)")
+        what = f"span {name!r}" if name else f"row {row + 1}"
+        raise RerunError(f"{what} cannot be read as a span (a bad line, or rotated away?)")
+    if span.raw.get("rerunnable") is False:
+        tool = span.tool_name or "this tool"
+        source = span.raw.get("source_format")
+        origin = f" imported from {source}" if isinstance(source, str) else ""
+        raise RerunError(f"span {span.command_id!r} is a {tool} call{origin}, not a shell command: "
+                         "it cannot be re-run (rerunnable: false)")
     if not span.argv or not span.argv[0]:
         raise RerunError(f"span {span.command_id!r} records no argv to re-run")
     return Target(index, row, span, span.argv, index.run.resolve_cwd(span.cwd))
