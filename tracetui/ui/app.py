@@ -81,7 +81,7 @@ class TraceApp(App[int]):
            "Step to the next node of the retry chain", show=False, key_display="]"),
         _b("escape", "clear", "Close search / filter", "Close the search bar, else clear the filter",
            show=False),
-        _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)"),
+        _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)", show=False),
         _b("o", "open_run", "Open run", "Open another run of this folder (new ones included)",
            show=False),
         _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
