@@ -46,6 +46,9 @@ class Batch:
     result: tuple[Any, ...]
     slow_lines: list[bytes]
 
+    def __len__(self) -> int:
+        return len(self.result[9])
+
 
 Item = Batch | RawLine  # a RawLine is a line the bounded Python reader handles (over-long, unfinished)
 
@@ -53,40 +56,50 @@ Item = Batch | RawLine  # a RawLine is a line the bounded Python reader handles 
 def scan_member(path: str, start: int, start_line: int,
                 progress: Callable[[int], None] | None = None) -> Iterator[Item]:
     """Scan a member from byte ``start``; yields batches and odd lines in file order."""
-    base, line = start, start_line
     with open(path, "rb") as fh:
-        fh.seek(base)
-        buf = bytearray()  # grows in place; consumed lines are cut from its front
-        while True:
-            chunk = fh.read(CHUNK)
-            if not chunk:
+        yield from scan_stream(fh, start, start_line, progress)
+
+
+def scan_stream(fh: Any, start: int, start_line: int,
+                progress: Callable[[int], None] | None = None) -> Iterator[Item]:
+    """Scan an open file from byte ``start`` (``start_line`` lines already read).
+
+    The last line without a newline comes as a ``RawLine`` with ``complete=False``; a caller
+    following a live file stops there (the writer may still be writing it).
+    """
+    base, line = start, start_line
+    fh.seek(base)
+    buf = bytearray()  # grows in place; consumed lines are cut from its front
+    while True:
+        chunk = fh.read(CHUNK)
+        if not chunk:
+            break
+        buf += chunk
+        del chunk
+        result = _scan.scan(buf, base, line + 1)
+        consumed, nlines = result[0], result[1]
+        if nlines:
+            slow = array("i")
+            slow.frombytes(result[8])
+            offsets = result[2]
+            slow_lines = [_slice(buf, base, offsets, k, result[3]) for k in slow]
+            yield Batch(result, slow_lines)
+        del buf[:consumed]
+        base += consumed
+        line += nlines
+        if len(buf) > MAX_LINE:
+            # A line over the limit: the bounded reader reports it without holding it.
+            fh.seek(base)
+            for raw in iter_lines(fh, start_offset=base, start_line=line + 1):
+                yield raw
+                base, line = raw.offset + raw.length + 1, raw.line_no
                 break
-            buf += chunk
-            del chunk
-            result = _scan.scan(buf, base, line + 1)
-            consumed, nlines = result[0], result[1]
-            if nlines:
-                slow = array("i")
-                slow.frombytes(result[8])
-                offsets = result[2]
-                slow_lines = [_slice(buf, base, offsets, k, result[3]) for k in slow]
-                yield Batch(result, slow_lines)
-            del buf[:consumed]
-            base += consumed
-            line += nlines
-            if len(buf) > MAX_LINE:
-                # A line over the limit: the bounded reader reports it without holding it.
-                fh.seek(base)
-                for raw in iter_lines(fh, start_offset=base, start_line=line + 1):
-                    yield raw
-                    base, line = raw.offset + raw.length + 1, raw.line_no
-                    break
-                fh.seek(base)
-                buf.clear()
-            if progress:
-                progress(base)
-        if buf:  # a last line with no newline: the line reader's verdict applies
-            yield RawLine(line + 1, base, len(buf), bytes(buf), complete=False)
+            fh.seek(base)
+            buf.clear()
+        if progress:
+            progress(base)
+    if buf:  # a last line with no newline: the line reader's verdict applies
+        yield RawLine(line + 1, base, len(buf), bytes(buf), complete=False)
 
 
 def _slice(buf: bytearray, base: int, offsets: bytearray, k: int, lengths: bytearray) -> bytes:
@@ -106,6 +119,17 @@ def apply(index: RunIndex, mno: int, items: Iterator[Item] | list[Item]) -> None
         res = item.result
         im.size = max(im.size, _end_of(res))
         im.lines = max(im.lines, _last_line(res))
+
+
+def batch_end(batch: Batch) -> int:
+    """Byte offset just past the batch's last line."""
+    return _end_of(batch.result)
+
+
+def batch_last_line(batch: Batch) -> int:
+    """Line number of the last line the batch consumed (blank lines included)."""
+    res = batch.result
+    return _last_line(res)
 
 
 def _end_of(res: tuple[Any, ...]) -> int:

@@ -21,8 +21,10 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, overload
 
+from tracetui.core import fastindex
 from tracetui.core.index import RunIndex
 from tracetui.core.reader import BadLine, RawLine, iter_lines, parse_line
 from tracetui.core.runset import Member, Run
@@ -47,8 +49,44 @@ RESCAN_EVERY = 2.0
 """Seconds between full directory rescans even when the folder's mtime did not change."""
 
 Item = Span | BadLine
-RowsCallback = Callable[[int, list[Item]], None]
+RowsCallback = Callable[[int, "RowItems"], None]
 """``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
+
+BULK_BYTES = 1 << 20
+"""Unread bytes above which a file is read through the C scanner rather than line by line."""
+
+
+class RowItems(Sequence[Item]):
+    """Rows ``first .. first+count-1`` of an index; rows read in bulk are parsed when looked at.
+
+    The UI only needs to know how many rows arrived; ``tail`` reads each one. Parsing every
+    row of a big catch-up for a callback that only counts them was most of its cost. Rows read
+    line by line (the live steady state) come parsed already, as read: their file may be
+    replaced before anyone looks.
+    """
+
+    def __init__(self, index: RunIndex, first: int, count: int, known: dict[int, Item] | None = None) -> None:
+        self.index, self.first, self.count = index, first, count
+        self.known = known or {}
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, i: int) -> Item: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Item]: ...
+
+    def __getitem__(self, i: int | slice) -> Item | list[Item]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.count))]
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        row = self.first + i
+        got = self.known.get(row)
+        return got if got is not None else self.index.get(row)
 
 
 class Follower:
@@ -92,7 +130,8 @@ class Follower:
         self._started = False
         self._budget = 0
         self._first_row = -1
-        self._items: list[Item] = []
+        self._count = 0
+        self._known: dict[int, Item] = {}
         self._dir_mtime = -1
         self._unsettled = False
         """A scan left files it could not classify yet: scan again on the next poll."""
@@ -111,7 +150,7 @@ class Follower:
             return 0
         self.paused = False
         self._budget = self.batch
-        self._first_row, self._items = -1, []
+        self._first_row, self._count, self._known = -1, 0, {}
         self.truncated_seen = False
         if not self._started:
             self._started = True
@@ -125,11 +164,11 @@ class Follower:
         return self._flush()
 
     def _flush(self) -> int:
-        items, first = self._items, self._first_row
-        self._items, self._first_row = [], -1
-        if items and self.on_rows is not None:
-            self.on_rows(first, items)
-        return len(items)
+        count, first, known = self._count, self._first_row, self._known
+        self._count, self._first_row, self._known = 0, -1, {}
+        if count and self.on_rows is not None:
+            self.on_rows(first, RowItems(self.index, first, count, known))
+        return count
 
     def _catch_up(self) -> None:
         """Open the members present at start; they are read (oldest first) by the next polls."""
@@ -236,6 +275,8 @@ class Follower:
         fh = f.fh
         if fh is None:
             return True
+        if fastindex.available() and _unread(fh, f.size) > BULK_BYTES:
+            return self._ingest_bulk(f, final=final, budget=budget)
         lines: list[RawLine] = []
         head = f.head
         complete = True
@@ -263,16 +304,56 @@ class Follower:
                 if f.mno is None:
                     f.mno = self._register(f)
                 parsed = parse_line(raw, f.path)
-                row = self.index.add_line(f.mno, raw, parsed)
+                row = self.index.add_line(f.mno, raw, parsed)  # type: ignore[arg-type]  # a Span has the facts
                 if row is not None:
                     if self._first_row < 0:
                         self._first_row = row
-                    self._items.append(parsed)
+                    self._count += 1
+                    self._known[row] = parsed
                     if budget:
                         self._budget -= 1
             f.size = raw.offset + raw.length + (1 if raw.complete else 0)
             f.lines = raw.line_no
         return complete
+
+    def _ingest_bulk(self, f: FileState, *, final: bool, budget: bool) -> bool:
+        """Like :meth:`_ingest`, through the C scanner a few MB at a time (a big catch-up).
+
+        The same rules hold: an unfinished last line of the live base waits for its newline,
+        and lines are kept only while the base still starts with what was read.
+        """
+        fh = f.fh
+        assert fh is not None
+        try:
+            for item in fastindex.scan_stream(fh, f.size, f.lines):
+                if isinstance(item, RawLine):
+                    if not item.complete and not final:
+                        return True  # may still grow: wait for its newline
+                    end, last = item.offset + item.length + (1 if item.complete else 0), item.line_no
+                else:
+                    end, last = fastindex.batch_end(item), fastindex.batch_last_line(item)
+                if f.size == 0 and not f.head:
+                    # Taken as soon as the first lines are read (see _ingest for why it matters).
+                    f.head = os.pread(fh.fileno(), min(HEAD, end), 0)
+                if not final and f.head and os.pread(fh.fileno(), len(f.head), 0) != f.head:
+                    self.truncated_seen = True
+                    return True
+                if f.mno is None:
+                    f.mno = self._register(f)
+                first = len(self.index)
+                fastindex.apply(self.index, f.mno, [item])
+                if len(self.index) > first:
+                    if self._first_row < 0:
+                        self._first_row = first
+                    self._count += len(self.index) - first
+                    if budget:
+                        self._budget -= len(self.index) - first
+                f.size, f.lines = end, last
+                if budget and self._budget <= 0 and (final or _unread(fh, f.size) > 0):
+                    return False
+        except OSError as exc:
+            self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
+        return True
 
     def _register(self, f: FileState) -> int:
         """Add ``f`` to the index as a member, with a readable copy for gzip members."""
@@ -479,3 +560,10 @@ class Follower:
                waiter: Waiter | None = None) -> Iterator[tuple[int, Item]]:
         """Generator form: yield ``(row, item)`` for each new row, until ``stop`` is set."""
         return iterate_rows(self, waiter or make_waiter([self.folder]), stop)
+
+
+def _unread(fh: IO[bytes], consumed: int) -> int:
+    try:
+        return os.fstat(fh.fileno()).st_size - consumed
+    except OSError:
+        return 0
