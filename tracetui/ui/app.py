@@ -28,6 +28,7 @@ from tracetui.core.text import quote_argv
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
+from tracetui.ui.report_export import export_report
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.chain import ChainPane
@@ -84,6 +85,8 @@ class TraceApp(App[int]):
         _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)", show=False),
         _b("o", "open_run", "Open run", "Open another run of this folder (new ones included)",
            show=False),
+        _b("e", "export_report", "Export report",
+           "Write the Markdown postmortem of this span's retry chain to a file here", show=False),
         _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
         _b("q", "quit_app", "Quit", "Leave tracetui"),
     ]
@@ -360,6 +363,9 @@ class TraceApp(App[int]):
 
     def action_open_run(self) -> None:
         self.live.pick_run()
+
+    def action_export_report(self) -> None:
+        export_report(self, self.index, self.selected_row)  # ui/report_export.py
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(list(self.BINDINGS)))  # type: ignore[arg-type]
