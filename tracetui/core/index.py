@@ -90,6 +90,8 @@ class RunIndex:
         self.latest_failure: int | None = None
         self.generation = 0
         """Bumped on every append; caches keyed on it know when to refresh."""
+        self.partial = False
+        """True for a peek (:func:`peek_index`): only the newest rows, line numbers relative."""
         self._cache: OrderedDict[int, Span | BadLine] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -394,3 +396,38 @@ def _index_imported(index: RunIndex, run: Run) -> None:
     im = IndexedMember(Member(run.base, 0, False), tmp)
     index.members.append(im)
     index.index_member(len(index.members) - 1)
+
+
+def peek_index(run: Run, tail_bytes: int = 1 << 20) -> RunIndex | None:
+    """The last rows of the newest member, read in a few milliseconds whatever the set's size.
+
+    A stand-in the viewer shows while the whole set is indexed: its rows carry the right
+    member and offset (so a selection survives the swap to the full index), but line numbers
+    count from the peek's start, not the file's (``index.partial`` says so). None when the run
+    has no plain newest member to peek at (gzip'd, imported, missing).
+    """
+    if run.source_format is not None or not run.members:
+        return None
+    newest = run.members[-1]
+    if newest.gz:
+        return None
+    try:
+        size = os.path.getsize(newest.path)
+        with open(newest.path, "rb") as fh:
+            start = max(0, size - tail_bytes)
+            if start:
+                fh.seek(start - 1)
+                # Begin at the first full line inside the window.
+                chunk = fh.read(min(size - start + 1, tail_bytes + 1))
+                nl = chunk.find(b"\n")
+                if nl < 0:
+                    return None
+                start += nl
+            index = RunIndex(run)
+            index.partial = True
+            mno = index.add_member(newest)
+            index.members[mno].size = start
+            index.index_member(mno)
+    except OSError:
+        return None
+    return index

@@ -1,0 +1,34 @@
+"""peek_index: the newest rows of a run, quickly, matching the full index row for row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from records import tool
+from tracetui.core.index import build_index, peek_index
+from tracetui.core.runset import open_path
+
+
+def test_peek_matches_the_tail_of_the_full_index(make_run: Any) -> None:
+    recs = [tool(f"r{i}", exit_code=i % 7, preview_stdout="z" * (i % 300)) for i in range(2000)]
+    root = make_run({"B.jsonl.1": recs[:1000], "B.jsonl": recs[1000:]})
+    run = open_path(str(root / "B.jsonl"))[0]
+    peek = peek_index(run, tail_bytes=20_000)
+    full = build_index(run)
+    assert peek is not None and peek.partial and 0 < len(peek) < 1000
+    tail = range(len(full) - len(peek), len(full))
+    assert peek.ids == [full.ids[r] for r in tail]
+    assert list(peek.offset) == [full.offset[r] for r in tail]
+    assert list(peek.flags) == [full.flags[r] for r in tail]
+    assert peek.ids[peek.latest_failure] == full.ids[full.latest_failure]
+
+
+def test_small_run_peeks_whole(make_run: Any) -> None:
+    root = make_run({"B.jsonl": [tool("a"), tool("b")]})
+    peek = peek_index(open_path(str(root / "B.jsonl"))[0])
+    assert peek is not None and peek.ids == ["a", "b"]
+
+
+def test_no_peek_into_gzip_or_imported(make_run: Any) -> None:
+    root = make_run({"B.jsonl.gz": [tool("a")]})
+    assert peek_index(open_path(str(root / "B.jsonl.gz"))[0]) is None
