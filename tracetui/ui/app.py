@@ -31,6 +31,7 @@ from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchD
 from tracetui.ui.report_export import export_report
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
+from tracetui.ui.screens.stats import show_stats
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
@@ -87,6 +88,8 @@ class TraceApp(App[int]):
            show=False),
         _b("e", "export_report", "Export report",
            "Write the Markdown postmortem of this span's retry chain to a file here", show=False),
+        _b("s", "stats", "Trends",
+           "Hidden share, failures and response sizes over the run's course", show=False),
         _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
         _b("q", "quit_app", "Quit", "Leave tracetui"),
     ]
@@ -366,6 +369,9 @@ class TraceApp(App[int]):
 
     def action_export_report(self) -> None:
         export_report(self, self.index, self.selected_row)  # ui/report_export.py
+
+    def action_stats(self) -> None:
+        show_stats(self, self.index)  # ui/screens/stats.py
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(list(self.BINDINGS)))  # type: ignore[arg-type]
