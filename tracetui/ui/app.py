@@ -35,6 +35,7 @@ from tracetui.ui.screens.stats import show_stats
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.rerun_pane import current_pane, start_rerun
 from tracetui.ui.widgets.run_header import RunHeader
 from tracetui.ui.widgets.span_list import SpanList
 
@@ -86,6 +87,8 @@ class TraceApp(App[int]):
         _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)", show=False),
         _b("o", "open_run", "Open run", "Open another run of this folder (new ones included)",
            show=False),
+        _b("r", "rerun", "Re-run", "Re-run this argv uncapped (after a confirmation) and diff it "
+           "against the stored preview"),
         _b("e", "export_report", "Export report",
            "Write the Markdown postmortem of this span's retry chain to a file here", show=False),
         _b("s", "stats", "Trends",
@@ -332,7 +335,10 @@ class TraceApp(App[int]):
 
     def action_clear(self) -> None:
         bar = self.query_one("#search", Input)
-        if bar.has_class("-open"):
+        pane = current_pane(self)
+        if pane is not None and not bar.has_class("-open"):
+            pane.action_escape()  # Esc reaches the re-run pane whichever pane has focus
+        elif bar.has_class("-open"):
             bar.remove_class("-open")
             self.spans.focus()
         elif self.mask:
@@ -369,6 +375,9 @@ class TraceApp(App[int]):
 
     def action_export_report(self) -> None:
         export_report(self, self.index, self.selected_row)  # ui/report_export.py
+
+    def action_rerun(self) -> None:
+        start_rerun(self, self.selected_row)  # ui/widgets/rerun_pane.py
 
     def action_stats(self) -> None:
         show_stats(self, self.index)  # ui/screens/stats.py

@@ -1,0 +1,468 @@
+"""The re-run side pane (SPEC §5 "Re-run pane", §6; docs/rerun.md, docs/viewer.md).
+
+Flow: ``r`` → :func:`start_rerun` finds the target (refusing rows with no argv, a cwd that is
+not there, or ``"rerunnable": false``) → :class:`ConfirmRerun` (nothing runs without a yes) →
+a :class:`RerunPane` mounted in place of the detail pane runs :func:`tracetui.core.rerun.rerun`
+on a thread worker: elapsed time and byte counts while it runs, Esc cancels (the core kills the
+process group). Then exit and bytes then/now, the hash verdict per stream, and per stream tab
+the normalised diff of the stored preview against the same window of the new output, and what
+the agent never saw (an excerpt, then pages with ``>`` / ``<``). Keys 1–5 switch the
+normalisation rules; the diff is re-rendered from the result, nothing runs again.
+
+The result owns spool files: the pane closes it when it closes, and a result that arrives
+after the pane closed is closed by the worker itself (the handover is under a lock).
+Everything the command printed is untrusted like the trace: neutralised before it is drawn.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Checkbox, Static, TabbedContent, TabPane
+
+from tracetui.core import diff, rerun
+from tracetui.core.normalize import RULE_NAMES
+from tracetui.core.runset import Member
+from tracetui.core.spans import STREAMS
+from tracetui.core.text import neutralize, neutralize_line
+from tracetui.ui.screens.confirm_rerun import ConfirmRerun
+
+if TYPE_CHECKING:
+    from tracetui.ui.app import TraceApp
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds before the pane's re-run is killed (the CLI's default is longer: nobody watches it)."""
+PAGE = 8 << 10
+"""Bytes of the never-seen part per page (``>`` / ``<``); the first view is an excerpt."""
+MAX_DIFF_CHARS = 100_000
+"""Characters of a diff drawn; the rest is counted, not drawn (a 64 KiB window can differ whole)."""
+RULE_LABELS = {"ansi": "ANSI", "timestamps": "times", "durations": "durations", "hex": "hex",
+               "tmp": "temp paths"}
+
+
+class RerunBody(Static):
+    """Text of the pane (a Static so it wraps); styles come from the theme via the .tcss."""
+
+    COMPONENT_CLASSES = {"rerun--label", "rerun--heading", "rerun--added", "rerun--removed",
+                         "rerun--hunk", "rerun--good", "rerun--bad", "rerun--warn", "rerun--dim"}
+
+    def st(self, name: str) -> Style:
+        return self.get_component_rich_style(f"rerun--{name}", partial=True)
+
+
+class RerunPane(Vertical):
+    """Runs one confirmed target and shows how its output compares with the record."""
+
+    BINDINGS = [
+        Binding("escape", "escape", "Cancel / close", id="rerun.escape",
+                tooltip="Cancel the running re-run (kills its process group), else close the pane"),
+        Binding("q", "close", "Close re-run", id="rerun.close", tooltip="Close the re-run pane"),
+        Binding("greater_than_sign", "page(1)", "More unseen", key_display=">", id="rerun.next_page",
+                tooltip="Next page of what the agent never saw"),
+        Binding("less_than_sign", "page(-1)", "Back", key_display="<", id="rerun.prev_page",
+                tooltip="Previous page of what the agent never saw (first: the excerpt)"),
+        *[Binding(str(i + 1), f"toggle_rule({i})", f"Rule {RULE_LABELS[name]}", show=False,
+                  id=f"rerun.rule_{name}", tooltip=f"Switch the {name} normalisation on/off")
+          for i, name in enumerate(RULE_NAMES)],
+    ]
+
+    @dataclass
+    class Progress(Message):
+        """From the worker: elapsed seconds and bytes so far (latest value only)."""
+
+        elapsed: float
+        out: int
+        err: int
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, RerunPane.Progress)
+
+    @dataclass
+    class Finished(Message):
+        """The worker handed a result over (``RerunPane.result``), or failed with ``error``."""
+
+        error: str | None = None
+
+    def __init__(self, target: rerun.Target, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__(id="rerun")
+        self.target = target
+        self.timeout = timeout
+        self.cancel = threading.Event()
+        self.result: rerun.RerunResult | None = None
+        """The finished re-run (owned: closed with the pane); None while running."""
+        self.running = True
+        self.rules: set[str] = set(RULE_NAMES)
+        self.pages: dict[str, int | None] = {s: None for s in STREAMS}
+        """Per stream: None shows the excerpt, an offset shows that page of the unseen part."""
+        self._lock = threading.Lock()
+        self._closed = False
+        self._last_progress = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield RerunBody("", id="rerun-status")
+        with Horizontal(id="rerun-rules"):
+            for i, name in enumerate(RULE_NAMES):
+                yield Checkbox(f"{i + 1} {RULE_LABELS[name]}", True, id=f"rule-{name}",
+                               compact=True)
+        with TabbedContent(id="rerun-tabs"):
+            for s in STREAMS:
+                with TabPane(s, id=f"tab-{s}"):
+                    with VerticalScroll(classes="rerun-scroll"):
+                        yield RerunBody("", id=f"rerun-{s}")
+
+    def on_mount(self) -> None:
+        cid = self.target.command_id or "?"
+        self.border_title = f"re-run · {neutralize_line(cid[:16])}"
+        self.border_subtitle = "Esc cancels"
+        self.query_one("#rerun-rules").display = False
+        self._status(self._running_text(0.0, 0, 0))
+        self.query_one("#tab-stdout VerticalScroll").focus()
+        self._worker()
+
+    # ------------------------------------------------------------------ running
+    @work(thread=True, exclusive=True, exit_on_error=False, group="rerun")
+    def _worker(self) -> None:
+        try:
+            result = rerun.rerun(self.target, timeout=self.timeout, cancel=self.cancel,
+                                 progress=self._progress, rules=tuple(self.rules))
+        except Exception as exc:  # noqa: BLE001 - shown in the pane, never a traceback
+            self.post_message(self.Finished(f"{type(exc).__name__}: {exc}"))
+            return
+        with self._lock:
+            if self._closed:  # nobody will show it: free its spool files here
+                result.close()
+                return
+            self.result = result
+        self.post_message(self.Finished())
+
+    def _progress(self, elapsed: float, out: int, err: int) -> None:
+        # Worker thread. The core reports about ten times a second; never more than that here.
+        now = time.monotonic()
+        if now - self._last_progress >= 0.1:
+            self._last_progress = now
+            self.post_message(self.Progress(elapsed, out, err))
+
+    def on_rerun_pane_progress(self, msg: Progress) -> None:
+        if self.running:
+            self._status(self._running_text(msg.elapsed, msg.out, msg.err))
+
+    def _running_text(self, elapsed: float, out: int, err: int) -> Text:
+        st = self.status_body.st
+        t = Text()
+        t.append("cancelling…" if self.cancel.is_set() else "running", st("warn"))
+        t.append(f"  {elapsed:5.1f} s   stdout {out:,} B   stderr {err:,} B\n")
+        t.append(f"Esc cancels (kills the process group) · timeout {self.timeout:g} s", st("dim"))
+        return t
+
+    def on_rerun_pane_finished(self, msg: Finished) -> None:
+        self.running = False
+        self.border_subtitle = "Esc/q close · 1-5 rules · > < unseen"
+        if msg.error is not None or self.result is None:
+            self._status(Text("the re-run failed: " + neutralize_line(msg.error or "?"),
+                              self.status_body.st("bad")))
+            return
+        self.query_one("#rerun-rules").display = True
+        self._status(self.summary())
+        self.render_streams()
+        if self.result.sidecar:
+            take_in_sidecar(self.app, self.result.sidecar)  # type: ignore[arg-type]
+        elif self.result.sidecar_error:
+            self.app.notify(neutralize_line(self.result.sidecar_error), severity="warning",
+                            timeout=8, markup=False)
+
+    # ------------------------------------------------------------------ drawing
+    @property
+    def status_body(self) -> RerunBody:
+        return self.query_one("#rerun-status", RerunBody)
+
+    def _status(self, text: Text) -> None:
+        self.status_body.update(text)
+
+    def summary(self) -> Text:
+        """Exit and bytes then/now, the verdict per stream, where the re-run was recorded."""
+        assert self.result is not None
+        r, st = self.result, self.status_body.st
+        span = r.target.span
+        t = Text()
+        now = r.captured.exit_code
+        t.append("exit    ", st("label"))
+        t.append(f"then {_exit(span.exit_code)}   now ")
+        t.append(_exit(now), st("bad") if now is None or now != 0 else st("good"))
+        dur = r.captured.outcome.duration_ms
+        then = "" if span.duration_ms is None else f" (then {_secs(span.duration_ms)})"
+        t.append(f"   took {_secs(dur)}{then}\n", st("dim"))
+        if r.captured.error:
+            t.append("error   ", st("label"))
+            t.append(neutralize_line(r.captured.error) + "\n", st("bad"))
+        for s in STREAMS:
+            c = r.comparison(s)
+            then_b = "?" if c.bytes_then is None else f"{c.bytes_then:,}"
+            t.append(f"{s:<8}", st("label"))
+            t.append(f"{then_b} B → {c.bytes_now:,} B  ")
+            t.append(c.verdict, st(_VERDICT_STYLE.get(c.verdict, "dim")))
+            seen = "whole stream" if c.windows.clip == "whole" else f"{c.windows.clip} window"
+            t.append(f"  ({seen}", st("dim"))
+            if c.windows.unseen_bytes:
+                t.append(f"; {c.windows.unseen_bytes:,} B never seen", st("warn"))
+            t.append(")\n", st("dim"))
+        if r.binary:
+            t.append("binary output: bytes that are not UTF-8 show as \\xNN\n", st("dim"))
+        if r.sidecar and r.record:
+            t.append("recorded as ", st("dim"))
+            t.append(neutralize_line(str(r.record.get("command_id"))), st("dim"))
+            t.append(" in " + neutralize_line(os.path.basename(r.sidecar)), st("dim"))
+        t.rstrip()
+        return t
+
+    def render_streams(self) -> None:
+        for s in STREAMS:
+            self.query_one(f"#rerun-{s}", RerunBody).update(self.stream_text(s))
+
+    def stream_text(self, name: str) -> Text:
+        """One tab: the diff under the current rules, then what the agent never saw."""
+        assert self.result is not None
+        r = self.result
+        body = self.query_one(f"#rerun-{name}", RerunBody)
+        st = body.st
+        c = r.comparison(name)
+        t = Text()
+        rules = [x for x in RULE_NAMES if x in self.rules]
+        lines = r.stream_diff(name, rules)
+        label = ", ".join(rules) if rules else "none"
+        t.append("── the stored preview against the same window of the re-run ──\n", st("heading"))
+        t.append(f"normalised: {label}\n", st("dim"))
+        if not lines:
+            note = " (it differs only before normalisation)" if c.changed_raw else ""
+            t.append(f"no difference{note}\n", st("good") if not c.changed_raw else st("warn"))
+        else:
+            drawn = 0
+            for i, line in enumerate(lines):
+                if drawn > MAX_DIFF_CHARS:
+                    t.append(f"[{len(lines) - i:,} more diff lines not drawn here]\n", st("dim"))
+                    break
+                drawn += len(line)
+                kind = _diff_style(line)
+                t.append(neutralize(line) + "\n", st(kind) if kind else "")
+        t.append("\n")
+        self._unseen(t, st, name, c)
+        t.rstrip()
+        return t
+
+    def _unseen(self, t: Text, st, name: str, c: diff.Comparison) -> None:  # type: ignore[no-untyped-def]
+        assert self.result is not None
+        total = c.windows.unseen_bytes
+        if not total:
+            t.append("── never seen by the agent: nothing ──\n", st("heading"))
+            t.append("the window the agent saw covers the whole new output\n", st("dim"))
+            return
+        t.append(f"── never seen by the agent: {total:,} B from byte {c.windows.unseen_start:,} ──\n",
+                 st("heading"))
+        offset = self.pages[name]
+        start = c.windows.unseen_start
+        # The cut rarely falls on a line start: say so rather than show half a line as a line.
+        mid_line = start > 0 and self.result.captured.stream(name).read(start - 1, 1) != b"\n"
+        if offset is None:
+            ex = self.result.unseen_excerpt(name)
+            if ex.end or ex.skipped:
+                t.append("excerpt: its start and its end · > pages through all of it\n", st("dim"))
+            if mid_line:
+                t.append("…", st("dim"))
+            t.append(neutralize(ex.start))
+            if ex.end or ex.skipped:
+                _newline(t)
+                t.append(f"[… {ex.skipped:,} B not shown here: > pages through them …]\n", st("warn"))
+                t.append(neutralize(ex.end))
+            return
+        data = self.result.unseen(name, offset, PAGE)
+        end = offset + len(data)
+        t.append(f"bytes {offset:,}–{end:,} of {total:,}", st("dim"))
+        t.append("   > next · < back\n" if end < total else "   (the end) · < back\n", st("dim"))
+        if offset > 0 or mid_line:
+            t.append("…", st("dim"))
+        t.append(neutralize(diff.decode(data, self.result.binary)))
+
+    # ------------------------------------------------------------------ actions
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        name = (event.checkbox.id or "").removeprefix("rule-")
+        if name not in RULE_NAMES:
+            return
+        if event.value:
+            self.rules.add(name)
+        else:
+            self.rules.discard(name)
+        if self.result is not None:
+            self.render_streams()
+
+    def action_toggle_rule(self, i: int) -> None:
+        if self.result is None or not 0 <= i < len(RULE_NAMES):
+            return
+        box = self.query_one(f"#rule-{RULE_NAMES[i]}", Checkbox)
+        box.value = not box.value  # posts Checkbox.Changed: one path for keys and clicks
+
+    def action_page(self, step: int) -> None:
+        if self.result is None:
+            return
+        name = self.active_stream
+        total = self.result.comparison(name).windows.unseen_bytes
+        if not total:
+            self.app.notify(f"{name}: the agent saw all of it", timeout=3)
+            return
+        offset = self.pages[name]
+        if step > 0:
+            new = 0 if offset is None else offset + PAGE
+            if new >= total:
+                self.app.notify("that was the last page", timeout=2)
+                return
+        else:
+            if offset is None:
+                return
+            new = offset - PAGE if offset >= PAGE else None
+        self.pages[name] = new
+        self.query_one(f"#rerun-{name}", RerunBody).update(self.stream_text(name))
+        body = self.query_one(f"#rerun-{name}", RerunBody)
+        scroll = body.parent
+        if isinstance(scroll, VerticalScroll):
+            scroll.scroll_end(animate=False)  # the page is at the end of the tab
+
+    @property
+    def active_stream(self) -> str:
+        active = self.query_one(TabbedContent).active or "tab-stdout"
+        return active.removeprefix("tab-")
+
+    def action_escape(self) -> None:
+        if self.running:
+            self.cancel.set()
+            self._status(Text("cancelling… (killing the process group)", self.status_body.st("warn")))
+            return
+        self.action_close()
+
+    def action_close(self) -> None:
+        self.cancel.set()
+        close_pane(self.app)  # type: ignore[arg-type]
+
+    def on_unmount(self) -> None:
+        self.cancel.set()
+        with self._lock:
+            self._closed = True
+            result, self.result = self.result, None
+        if result is not None:
+            result.close()
+
+
+_VERDICT_STYLE = {diff.IDENTICAL: "good", diff.BOTH_MATCH: "good", diff.HEAD_MATCHES: "warn",
+                  diff.TAIL_MATCHES: "warn", diff.DIFFERS: "bad", diff.UNKNOWN: "dim"}
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "label"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "added"
+    if line.startswith("-"):
+        return "removed"
+    return ""
+
+
+def _newline(t: Text) -> None:
+    if t.plain and not t.plain.endswith("\n"):
+        t.append("\n")
+
+
+def _exit(code: int | None) -> str:
+    return "none" if code is None else str(code)
+
+
+def _secs(ms: float | None) -> str:
+    return "?" if ms is None else f"{ms / 1000:.1f} s"
+
+
+# ---------------------------------------------------------------------- the flow, from the app
+def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """``r``: check the row, ask, and open the pane on a yes. Refusals are notices, no modal."""
+    pane = current_pane(app)
+    if pane is not None and pane.running:
+        app.notify("a re-run is running: Esc cancels it", timeout=4)
+        return
+    if app.index is None or row is None:
+        app.notify("no span selected", timeout=3)
+        return
+    try:
+        target = rerun.target_for_row(app.index, row)
+    except rerun.RerunError as exc:
+        app.notify(neutralize_line(str(exc)), title="cannot re-run", severity="warning",
+                   timeout=8, markup=False)
+        return
+    if not os.path.isdir(target.cwd):
+        app.notify(f"its working directory is not there: {neutralize_line(target.cwd)}",
+                   title="cannot re-run", severity="warning", timeout=8, markup=False)
+        return
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            open_pane(app, target, timeout)
+
+    app.push_screen(ConfirmRerun(target, timeout), answered)
+
+
+def current_pane(app: TraceApp) -> RerunPane | None:
+    found = app.query(RerunPane)
+    return found.first() if found else None
+
+
+def open_pane(app: TraceApp, target: rerun.Target, timeout: float) -> None:
+    """Show a new pane in place of the detail pane (closing a finished one first)."""
+    close_pane(app, refocus=False)
+    side = app.query_one("#side")
+    side.add_class("-rerun")
+    side.mount(RerunPane(target, timeout=timeout), before=0)
+
+
+def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
+    """Remove the pane (its result is closed on unmount) and bring the detail pane back."""
+    for pane in app.query(RerunPane):
+        pane.remove()
+    app.query_one("#side").remove_class("-rerun")
+    if refocus:
+        app.spans.focus()
+
+
+def take_in_sidecar(app: TraceApp, path: str) -> None:
+    """Show the new sidecar row (the re-run) in the list and the chain.
+
+    A live follower that opened the sidecar reads it by itself. One that started before the
+    sidecar existed does not know it: following restarts (the cursor stays). A frozen view
+    indexes the sidecar member from where it stopped, right here: it is a few rows.
+    """
+    run, index = app.run_, app.index
+    if run is None or index is None:
+        return
+    had_sidecar = run.sidecar is not None
+    run.sidecar = path
+    if app.live.active:
+        if not had_sidecar:
+            app.live.open(run, keep_row=app.selected_row)
+        return
+    mno = next((i for i, im in enumerate(index.members) if im.member.number < 0), None)
+    try:
+        if mno is None:
+            mno = index.add_member(Member(path, -1, False))
+        index.index_member(mno)
+    except OSError as exc:
+        app.notify(f"cannot read {neutralize_line(path)}: {exc.strerror or exc}", timeout=8,
+                   markup=False)
+        return
+    app.rows_appended()
