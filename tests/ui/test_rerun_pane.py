@@ -101,13 +101,13 @@ async def test_confirm_run_diff_and_the_never_seen_failure(tmp_path: Path) -> No
         pane = await confirm_and_finish(pilot)
         status = text(app, "#rerun-status")
         assert "exit    then 1   now 1" in status
-        assert "stdout  20,441 B → 20,441 B  identical  (head window; 12,249 B never seen)" in status
-        assert "stderr  0 B → 0 B  identical  (whole stream)" in status
+        assert "stdout  20,441 → 20,441 B  identical\n        saw the head window · 12,249 B never seen\n" in status
+        assert "stderr  0 → 0 B  identical\n        saw the whole stream\n" in status
         body = text(app, "#rerun-stdout")
         diff_part, unseen_part = body.split("── never seen by the agent: 12,249 B from byte 8,192 ──")
         assert "no difference" in diff_part and FAILURE not in diff_part
         assert unseen_part.rstrip().endswith(FAILURE)
-        assert unseen_part.startswith("\n…")  # byte 8,192 falls inside a line
+        assert unseen_part.startswith("\nEnd jumps to its last lines\n…")  # 8,192 is mid-line
         # Paging: > shows the first page of the never-seen part, again the next, < goes back.
         await pilot.press("greater_than_sign")
         assert "bytes 0–8,192 of 12,249   > next · < back" in text(app, "#rerun-stdout")
@@ -196,7 +196,7 @@ async def test_rules_switch_the_diff_without_running_again(tmp_path: Path) -> No
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         pane = await confirm_and_finish(pilot)
-        assert "stdout  " in text(app, "#rerun-status") and " differs " in text(app, "#rerun-status")
+        assert text(app, "#rerun-status").splitlines()[1].endswith(" B  differs")
         assert "no difference (it differs only before normalisation)" in text(app, "#rerun-stdout")
         await pilot.press("2")  # timestamps off
         await pilot.pause()

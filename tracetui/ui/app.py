@@ -29,13 +29,14 @@ from tracetui.ui.commands import TraceCommands
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
 from tracetui.ui.report_export import export_report
+from tracetui.ui.screens.confirm_rerun import start_rerun
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.screens.stats import show_stats
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
-from tracetui.ui.widgets.rerun_pane import current_pane, start_rerun
+from tracetui.ui.widgets.rerun_pane import current_pane
 from tracetui.ui.widgets.run_header import RunHeader
 from tracetui.ui.widgets.span_list import SpanList
 
@@ -377,7 +378,7 @@ class TraceApp(App[int]):
         export_report(self, self.index, self.selected_row)  # ui/report_export.py
 
     def action_rerun(self) -> None:
-        start_rerun(self, self.selected_row)  # ui/widgets/rerun_pane.py
+        start_rerun(self, self.selected_row)  # ui/screens/confirm_rerun.py
 
     def action_stats(self) -> None:
         show_stats(self, self.index)  # ui/screens/stats.py

@@ -3,10 +3,14 @@
 A trace file is untrusted input, and ``r`` would run whatever its argv says. This modal shows
 the argv shell-quoted (so what you read is what runs, one word per argument) and the resolved
 cwd, both neutralised, and returns True only for an explicit "Run" (``y`` or the Run button).
-Cancel has the focus, so a stray Enter runs nothing.
+Cancel has the focus, so a stray Enter runs nothing. :func:`start_rerun` is the guard in front
+of it: rows that cannot be re-run get a notice and no modal.
 """
 
 from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,8 +19,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tracetui.core import rerun
 from tracetui.core.rerun import Target
+from tracetui.core.runset import sidecar_path
 from tracetui.core.text import neutralize_line, quote_argv
+from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
+
+if TYPE_CHECKING:
+    from tracetui.ui.app import TraceApp
 
 
 def describe(target: Target, timeout: float) -> Text:
@@ -37,8 +47,9 @@ def describe(target: Target, timeout: float) -> Text:
     t.append("\nspan  ", "dim")
     t.append(neutralize_line(span.command_id or "(no id)"))
     t.append(f"   {neutralize_line(target.index.run.name)}", "dim")
+    sidecar = os.path.basename(sidecar_path(target.index.run.base))
     t.append("\n\nThe re-run is recorded next to the run, in ", "dim")
-    t.append("B.reruns.jsonl", "dim italic")
+    t.append(neutralize_line(sidecar), "dim italic")
     t.append("; the trace itself is not changed.", "dim")
     return t
 
@@ -74,3 +85,31 @@ class ConfirmRerun(ModalScreen[bool]):
 
     def action_answer(self, run: bool) -> None:
         self.dismiss(run)
+
+
+def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT,
+                write_sidecar: bool = True) -> None:
+    """``r``: check the row, ask, and open the pane on a yes. Refusals are notices, no modal."""
+    pane = current_pane(app)
+    if pane is not None and pane.running:
+        app.notify("a re-run is running: Esc cancels it", timeout=4)
+        return
+    if app.index is None or row is None:
+        app.notify("no span selected", timeout=3)
+        return
+    try:
+        target = rerun.target_for_row(app.index, row)
+    except rerun.RerunError as exc:
+        app.notify(neutralize_line(str(exc)), title="cannot re-run", severity="warning",
+                   timeout=8, markup=False)
+        return
+    if not os.path.isdir(target.cwd):
+        app.notify(f"its working directory is not there: {neutralize_line(target.cwd)}",
+                   title="cannot re-run", severity="warning", timeout=8, markup=False)
+        return
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            open_pane(app, target, timeout, write_sidecar)
+
+    app.push_screen(ConfirmRerun(target, timeout), answered)

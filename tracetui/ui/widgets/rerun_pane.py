@@ -1,6 +1,6 @@
 """The re-run side pane (SPEC §5 "Re-run pane", §6; docs/rerun.md, docs/viewer.md).
 
-Flow: ``r`` → :func:`start_rerun` finds the target (refusing rows with no argv, a cwd that is
+Flow: ``r`` → :func:`tracetui.ui.screens.confirm_rerun.start_rerun` finds the target (refusing rows with no argv, a cwd that is
 not there, or ``"rerunnable": false``) → :class:`ConfirmRerun` (nothing runs without a yes) →
 a :class:`RerunPane` mounted in place of the detail pane runs :func:`tracetui.core.rerun.rerun`
 on a thread worker: elapsed time and byte counts while it runs, Esc cancels (the core kills the
@@ -36,7 +36,6 @@ from tracetui.core.normalize import RULE_NAMES
 from tracetui.core.runset import Member
 from tracetui.core.spans import STREAMS
 from tracetui.core.text import neutralize, neutralize_line
-from tracetui.ui.screens.confirm_rerun import ConfirmRerun
 
 if TYPE_CHECKING:
     from tracetui.ui.app import TraceApp
@@ -47,8 +46,8 @@ PAGE = 8 << 10
 """Bytes of the never-seen part per page (``>`` / ``<``); the first view is an excerpt."""
 MAX_DIFF_CHARS = 100_000
 """Characters of a diff drawn; the rest is counted, not drawn (a 64 KiB window can differ whole)."""
-RULE_LABELS = {"ansi": "ANSI", "timestamps": "times", "durations": "durations", "hex": "hex",
-               "tmp": "temp paths"}
+RULE_LABELS = {"ansi": "ansi", "timestamps": "time", "durations": "dur", "hex": "hex", "tmp": "tmp"}
+"""Short checkbox labels (the pane is narrow); the full names are listed above each diff."""
 
 
 class RerunBody(Static):
@@ -68,6 +67,8 @@ class RerunPane(Vertical):
         Binding("escape", "escape", "Cancel / close", id="rerun.escape",
                 tooltip="Cancel the running re-run (kills its process group), else close the pane"),
         Binding("q", "close", "Close re-run", id="rerun.close", tooltip="Close the re-run pane"),
+        Binding("s", "switch_stream", "stdout/stderr", id="rerun.switch_stream",
+                tooltip="Show the other stream's tab"),
         Binding("greater_than_sign", "page(1)", "More unseen", key_display=">", id="rerun.next_page",
                 tooltip="Next page of what the agent never saw"),
         Binding("less_than_sign", "page(-1)", "Back", key_display="<", id="rerun.prev_page",
@@ -94,10 +95,13 @@ class RerunPane(Vertical):
 
         error: str | None = None
 
-    def __init__(self, target: rerun.Target, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, target: rerun.Target, *, timeout: float = DEFAULT_TIMEOUT,
+                 write_sidecar: bool = True) -> None:
         super().__init__(id="rerun")
         self.target = target
         self.timeout = timeout
+        self.write_sidecar = write_sidecar
+        """False only in tests that need a view free of the new row's clock-made id and time."""
         self.cancel = threading.Event()
         self.result: rerun.RerunResult | None = None
         """The finished re-run (owned: closed with the pane); None while running."""
@@ -119,7 +123,7 @@ class RerunPane(Vertical):
             for s in STREAMS:
                 with TabPane(s, id=f"tab-{s}"):
                     with VerticalScroll(classes="rerun-scroll"):
-                        yield RerunBody("", id=f"rerun-{s}")
+                        yield RerunBody("the diff appears when the re-run ends", id=f"rerun-{s}")
 
     def on_mount(self) -> None:
         cid = self.target.command_id or "?"
@@ -135,7 +139,8 @@ class RerunPane(Vertical):
     def _worker(self) -> None:
         try:
             result = rerun.rerun(self.target, timeout=self.timeout, cancel=self.cancel,
-                                 progress=self._progress, rules=tuple(self.rules))
+                                 progress=self._progress, rules=tuple(self.rules),
+                                 write_sidecar=self.write_sidecar)
         except Exception as exc:  # noqa: BLE001 - shown in the pane, never a traceback
             self.post_message(self.Finished(f"{type(exc).__name__}: {exc}"))
             return
@@ -167,7 +172,7 @@ class RerunPane(Vertical):
 
     def on_rerun_pane_finished(self, msg: Finished) -> None:
         self.running = False
-        self.border_subtitle = "Esc/q close · 1-5 rules · > < unseen"
+        self.border_subtitle = "Esc/q close · s stream · 1-5 rules · > < unseen"
         if msg.error is not None or self.result is None:
             self._status(Text("the re-run failed: " + neutralize_line(msg.error or "?"),
                               self.status_body.st("bad")))
@@ -209,19 +214,19 @@ class RerunPane(Vertical):
             c = r.comparison(s)
             then_b = "?" if c.bytes_then is None else f"{c.bytes_then:,}"
             t.append(f"{s:<8}", st("label"))
-            t.append(f"{then_b} B → {c.bytes_now:,} B  ")
+            t.append(f"{then_b} → {c.bytes_now:,} B  ")
             t.append(c.verdict, st(_VERDICT_STYLE.get(c.verdict, "dim")))
-            seen = "whole stream" if c.windows.clip == "whole" else f"{c.windows.clip} window"
-            t.append(f"  ({seen}", st("dim"))
+            # Second line: which part the agent saw, and how much of the new output it never saw.
+            seen = "saw the whole stream" if c.windows.clip == "whole" else f"saw the {c.windows.clip} window"
+            t.append(f"\n        {seen}", st("dim"))
             if c.windows.unseen_bytes:
-                t.append(f"; {c.windows.unseen_bytes:,} B never seen", st("warn"))
-            t.append(")\n", st("dim"))
+                t.append(f" · {c.windows.unseen_bytes:,} B never seen", st("warn"))
+            t.append("\n")
         if r.binary:
             t.append("binary output: bytes that are not UTF-8 show as \\xNN\n", st("dim"))
-        if r.sidecar and r.record:
-            t.append("recorded as ", st("dim"))
-            t.append(neutralize_line(str(r.record.get("command_id"))), st("dim"))
-            t.append(" in " + neutralize_line(os.path.basename(r.sidecar)), st("dim"))
+        if r.sidecar:
+            # The chain pane shows the new attempt; its long id would only wrap here.
+            t.append("recorded in " + neutralize_line(os.path.basename(r.sidecar)), st("dim"))
         t.rstrip()
         return t
 
@@ -240,7 +245,7 @@ class RerunPane(Vertical):
         rules = [x for x in RULE_NAMES if x in self.rules]
         lines = r.stream_diff(name, rules)
         label = ", ".join(rules) if rules else "none"
-        t.append("── the stored preview against the same window of the re-run ──\n", st("heading"))
+        t.append("── diff: stored preview vs the same window now ──\n", st("heading"))
         t.append(f"normalised: {label}\n", st("dim"))
         if not lines:
             note = " (it differs only before normalisation)" if c.changed_raw else ""
@@ -276,6 +281,8 @@ class RerunPane(Vertical):
             ex = self.result.unseen_excerpt(name)
             if ex.end or ex.skipped:
                 t.append("excerpt: its start and its end · > pages through all of it\n", st("dim"))
+            if total > 2048:  # the last lines are usually the verdict (a summary, the error)
+                t.append("End jumps to its last lines\n", st("dim"))
             if mid_line:
                 t.append("…", st("dim"))
             t.append(neutralize(ex.start))
@@ -336,6 +343,12 @@ class RerunPane(Vertical):
         if isinstance(scroll, VerticalScroll):
             scroll.scroll_end(animate=False)  # the page is at the end of the tab
 
+    def action_switch_stream(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        other = "stderr" if self.active_stream == "stdout" else "stdout"
+        tabs.active = f"tab-{other}"
+        self.query_one(f"#tab-{other} VerticalScroll").focus()
+
     @property
     def active_stream(self) -> str:
         active = self.query_one(TabbedContent).active or "tab-stdout"
@@ -391,44 +404,17 @@ def _secs(ms: float | None) -> str:
 
 
 # ---------------------------------------------------------------------- the flow, from the app
-def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-    """``r``: check the row, ask, and open the pane on a yes. Refusals are notices, no modal."""
-    pane = current_pane(app)
-    if pane is not None and pane.running:
-        app.notify("a re-run is running: Esc cancels it", timeout=4)
-        return
-    if app.index is None or row is None:
-        app.notify("no span selected", timeout=3)
-        return
-    try:
-        target = rerun.target_for_row(app.index, row)
-    except rerun.RerunError as exc:
-        app.notify(neutralize_line(str(exc)), title="cannot re-run", severity="warning",
-                   timeout=8, markup=False)
-        return
-    if not os.path.isdir(target.cwd):
-        app.notify(f"its working directory is not there: {neutralize_line(target.cwd)}",
-                   title="cannot re-run", severity="warning", timeout=8, markup=False)
-        return
-
-    def answered(yes: bool | None) -> None:
-        if yes:
-            open_pane(app, target, timeout)
-
-    app.push_screen(ConfirmRerun(target, timeout), answered)
-
-
 def current_pane(app: TraceApp) -> RerunPane | None:
     found = app.query(RerunPane)
     return found.first() if found else None
 
 
-def open_pane(app: TraceApp, target: rerun.Target, timeout: float) -> None:
+def open_pane(app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True) -> None:
     """Show a new pane in place of the detail pane (closing a finished one first)."""
     close_pane(app, refocus=False)
     side = app.query_one("#side")
     side.add_class("-rerun")
-    side.mount(RerunPane(target, timeout=timeout), before=0)
+    side.mount(RerunPane(target, timeout=timeout, write_sidecar=write_sidecar), before=0)
 
 
 def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
