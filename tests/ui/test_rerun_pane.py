@@ -197,7 +197,7 @@ async def test_rules_switch_the_diff_without_running_again(tmp_path: Path) -> No
         await settle(pilot)
         pane = await confirm_and_finish(pilot)
         assert text(app, "#rerun-status").splitlines()[1].endswith(" B  differs")
-        assert "no difference (it differs only before normalisation)" in text(app, "#rerun-stdout")
+        assert "no difference after normalisation: switch rules off (1-5) to see the raw change" in text(app, "#rerun-stdout")
         await pilot.press("2")  # timestamps off
         await pilot.pause()
         assert not app.query_one("#rule-timestamps", Checkbox).value

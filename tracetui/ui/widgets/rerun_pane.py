@@ -248,7 +248,7 @@ class RerunPane(Vertical):
         t.append("── diff: stored preview vs the same window now ──\n", st("heading"))
         t.append(f"normalised: {label}\n", st("dim"))
         if not lines:
-            note = " (it differs only before normalisation)" if c.changed_raw else ""
+            note = " after normalisation: switch rules off (1-5) to see the raw change" if c.changed_raw else ""
             t.append(f"no difference{note}\n", st("good") if not c.changed_raw else st("warn"))
         else:
             drawn = 0
