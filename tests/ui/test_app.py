@@ -305,6 +305,7 @@ async def test_rows_appended_while_open(tmp_path, follow: bool, start: int, row:
     app = TraceApp(open_paths([str(run_dir)]), follow=follow)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        app.live.stop()  # this test plays the follower itself; tests/ui/test_live.py runs the real one
         app.select_row(start)
         await pilot.pause()
         with open(run_dir / "feedback_record.jsonl", "a", encoding="utf-8") as fh:

@@ -74,3 +74,18 @@ def test_long_chain_has_attempt_numbers(make_run: Any) -> None:
     chain = ChainIndex(ix).chain(ix.id_rows["s1000"])
     nodes = chain.nodes()
     assert len(nodes) == 2000 and nodes[-1].attempt == 2000
+
+
+def test_chains_follow_a_growing_index(make_run: Any) -> None:
+    from records import encode_line
+
+    root = make_run({"B.jsonl": [tool("b", parent_command_id="a")]})
+    ix = build_index(open_path(str(root / "B.jsonl"))[0])
+    chains = ChainIndex(ix)
+    assert shape(ix, chains.chain(0)) == [("b", 1)]
+    with open(root / "B.jsonl", "ab") as fh:  # the parent arrives late, then a retry of b
+        fh.write(encode_line(tool("a")) + encode_line(tool("c", parent_command_id="b")))
+    ix.index_member(0)
+    # b's parent arrived after b: the tree links it once it is there, whichever row is asked.
+    assert shape(ix, chains.chain(0)) == [("a", 1), ("b", 2), ("c", 3)]
+    assert shape(ix, chains.chain(2)) == [("a", 1), ("b", 2), ("c", 3)]

@@ -151,3 +151,16 @@ def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> No
     found = [r for r in range(len(index)) if row_matcher(index, query)(r)]
     assert found == rows
     assert found == [r for r in range(len(index)) if matcher(query)(index.get(r))]
+
+
+@pytest.mark.parametrize(("cid", "short"), [
+    ("20261129T231150.848677Z-1b5a45f2", "1b5a45f2"),  # the recorder's ids: the random part
+    ("cmd_3f76c0c60c4e", "cmd_3f76"),
+    ("0010-a1b2c3d4", "0010-a1b"),
+    (None, "-"),
+    ("\x1b]0;x\x07abc", "␛]0;x␇ab"),
+], ids=["recorder", "plain", "short-digits", "none", "escape"])
+def test_short_id(cid: str | None, short: str) -> None:
+    from tracetui.core.rows import short_id
+
+    assert short_id(cid) == short

@@ -60,19 +60,35 @@ class ChainIndex:
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
-        self._generation = -1
+        self._seen = 0
+        """Rows already linked into ``_children``."""
         self._children: dict[int, list[int]] = {}
+        self._waiting: dict[str, list[int]] = {}
+        """Parent id → rows naming it, for parents not (yet) in the set: a live run may bring them."""
 
     def _refresh(self) -> None:
-        if self._generation == self.index.generation:
+        """Link the rows appended since the last call (incremental: a live run grows by batches)."""
+        index = self.index
+        n = len(index)
+        if n == self._seen:
             return
-        children: dict[int, list[int]] = {}
-        for row, pid in sorted(self.index.parent_ids.items()):
-            prow = self.index.id_rows.get(pid)
-            if prow is not None and prow != row:
-                children.setdefault(prow, []).append(row)
-        self._children = children
-        self._generation = self.index.generation
+        parent_ids, id_rows, ids = index.parent_ids, index.id_rows, index.ids
+        children, waiting = self._children, self._waiting
+        for row in range(self._seen, n):
+            pid = parent_ids.get(row)
+            if pid is not None:
+                prow = id_rows.get(pid)
+                if prow is None:
+                    waiting.setdefault(pid, []).append(row)
+                elif prow != row:
+                    children.setdefault(prow, []).append(row)
+            cid = ids[row]
+            if cid is not None and cid in waiting and id_rows.get(cid) == row:
+                # A parent arriving after its retries (out of order, or a member read late).
+                kids = children.setdefault(row, [])
+                kids.extend(k for k in waiting.pop(cid) if k != row)
+                kids.sort()
+        self._seen = n
 
     def parent_row(self, row: int) -> int | None:
         pid = self.index.parent_ids.get(row)

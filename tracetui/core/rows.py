@@ -153,7 +153,14 @@ def fmt_exit(code: int | None) -> str:
 
 
 def short_id(command_id: str | None, width: int = 8) -> str:
-    return neutralize_line(command_id)[:width] if command_id else "-"
+    """The part of an id that tells spans apart: the recorder's ids start with a timestamp
+    (``20261129T231150.848677Z-1b5a45f2``), so their random suffix is shown."""
+    if not command_id:
+        return "-"
+    head, sep, tail = command_id.rpartition("-")
+    if sep and len(head) >= 8 and head[:8].isdigit() and len(tail) >= 4:
+        command_id = tail
+    return neutralize_line(command_id)[:width]
 
 
 def share(part: int, whole: int | None) -> str:

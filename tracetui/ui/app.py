@@ -10,6 +10,7 @@ the index and calls :meth:`TraceApp.rows_appended`.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -52,7 +53,7 @@ def _b(key: str, action: str, description: str, tooltip: str, *, show: bool = Tr
 class TraceApp(App[int]):
     """Review one run: span list, detail, retry chain."""
 
-    CSS_PATH = "tracetui.tcss"
+    CSS_PATH = str(Path(__file__).with_name("tracetui.tcss"))  # absolute: subclasses elsewhere work
     TITLE = "tracetui"
     COMMANDS = App.COMMANDS | {TraceCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -197,8 +198,25 @@ class TraceApp(App[int]):
         added = self.spans.sync(follow_tail=self.follow)
         if added and self.index is not None:
             self.query_one(RunHeader).refresh_facts()
-            self.selected_row = self.selected_row  # the chain may have grown
+            # Redraw the detail and chain panes only when the new rows touch the chain shown:
+            # redrawing them on every batch was most of the live view's latency.
+            if self._chain_touched(len(self.index) - added):
+                self.selected_row = self.selected_row
         return added
+
+    def _chain_touched(self, first_new: int) -> bool:
+        row, index, chains = self.selected_row, self.index, self.chains
+        if row is None or index is None or chains is None or row >= first_new:
+            return row is not None
+        chain = chains.chain(row)
+        shown = set(chain.rows())
+        for new in range(first_new, len(index)):
+            pid = index.parent_ids.get(new)
+            if pid is not None and index.id_rows.get(pid) in shown:
+                return True
+            if chain.missing_parent is not None and index.ids[new] == chain.missing_parent:
+                return True
+        return False
 
     # --------------------------------------------------------------- selection
     def on_span_list_selected(self, msg: SpanList.Selected) -> None:
