@@ -32,3 +32,17 @@ def test_small_run_peeks_whole(make_run: Any) -> None:
 def test_no_peek_into_gzip_or_imported(make_run: Any) -> None:
     root = make_run({"B.jsonl.gz": [tool("a")]})
     assert peek_index(open_path(str(root / "B.jsonl.gz"))[0]) is None
+
+
+def test_row_at_carries_a_peek_selection_to_the_full_index(make_run: Any) -> None:
+    recs = [tool(f"r{i}") for i in range(300)]
+    root = make_run({"B.jsonl.2": recs[:100], "B.jsonl.1": recs[100:200], "B.jsonl": recs[200:]})
+    run = open_path(str(root / "B.jsonl"))[0]
+    peek, full = peek_index(run, tail_bytes=5000), build_index(run)
+    assert peek is not None
+    for prow in (0, len(peek) - 1):
+        path, _ = peek.location(prow)
+        row = full.row_at(path, peek.offset[prow])
+        assert row is not None and full.ids[row] == peek.ids[prow]
+    assert full.row_at(str(root / "B.jsonl"), 1) is None
+    assert full.row_at("elsewhere.jsonl", 0) is None

@@ -280,6 +280,20 @@ class RunIndex:
                 line = where
         return path, line
 
+    def row_at(self, path: str, offset: int) -> int | None:
+        """The row of the line at ``offset`` in member ``path`` (to carry a selection across indexes)."""
+        from bisect import bisect_left, bisect_right
+
+        mnos = [i for i, im in enumerate(self.members) if im.member.path == path]
+        if not mnos:
+            return None
+        # Members are read one after another, so member numbers never decrease along the rows,
+        # and within a member offsets increase: two bisections find the line.
+        lo = bisect_left(self.member_no, mnos[-1])
+        hi = bisect_right(self.member_no, mnos[-1])
+        i = bisect_left(self.offset, offset, lo, hi)
+        return i if i < hi and self.offset[i] == offset else None
+
     def exit_code(self, row: int) -> int | None:
         v = self.exit[row]
         return None if v == NO_EXIT else v

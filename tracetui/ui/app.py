@@ -10,6 +10,8 @@ the index and calls :meth:`TraceApp.rows_appended`.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import work
@@ -21,7 +23,7 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from tracetui.core.chains import ChainIndex
-from tracetui.core.index import FAILED, TRUNCATED, RunIndex, build_index
+from tracetui.core.index import FAILED, TRUNCATED, RunIndex, build_index, peek_index
 from tracetui.core.rows import RowView
 from tracetui.core.runset import Run
 from tracetui.core.search import row_matcher
@@ -48,6 +50,10 @@ def _b(key: str, action: str, description: str, tooltip: str, *, show: bool = Tr
        key_display: str | None = None) -> Binding:
     return Binding(key, action, description, show=show, key_display=key_display,
                    id=f"view.{action}", tooltip=tooltip)
+
+
+PEEK_ABOVE = 32 << 20
+"""Runs bigger than this (bytes) open on a peek at their newest rows while they are indexed."""
 
 
 class TraceApp(App[int]):
@@ -116,6 +122,9 @@ class TraceApp(App[int]):
         self._search_seq = 0
         self.live = LiveFollow(self)
         """The live follower of the open run (ui/live.py)."""
+        self.peek: RunIndex | None = None
+        """The newest rows of a big run, shown until its full index is ready."""
+        self.peek_start: int | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -151,8 +160,37 @@ class TraceApp(App[int]):
         run = self.runs[number]
         self.run_ = run
         self.query_one(RunHeader).set_facts(name=run.name, progress="indexing…")
+        self._show_peek(run)
         if not self.live.open(run):
             self._index_worker(run)
+
+    def _show_peek(self, run: Run) -> None:
+        """A big run: show its newest rows at once, while the whole set is indexed behind them."""
+        self.peek = None
+        try:
+            size = sum(os.path.getsize(m.path) for m in run.members)
+        except OSError:
+            return
+        if size < PEEK_ABOVE:
+            return  # small enough to index before anyone notices
+        peek = peek_index(run)
+        if peek is None or len(peek) == 0:
+            return
+        self.peek = peek
+        self.index, self.chains, self.mask = peek, ChainIndex(peek), 0
+        note = f"indexing… showing the newest {len(peek):,} spans"
+        self.query_one(RunHeader).set_facts(index=peek, progress=note)
+        start = peek.latest_failure if peek.latest_failure is not None else len(peek) - 1
+        self.spans.set_view(RowView(peek), max(start, 0))
+        self.peek_start = max(start, 0)  # the cursor lands here (its Selected message comes later)
+
+    def _row_after_peek(self, index: RunIndex) -> int | None:
+        """Where the cursor goes when the full index replaces the peek: kept if the user moved it."""
+        peek, self.peek = self.peek, None
+        if peek is None or self.selected_row is None or self.selected_row == self.peek_start:
+            return None
+        path, _line = peek.location(self.selected_row)
+        return index.row_at(path, peek.offset[self.selected_row])
 
     # ---------------------------------------------------------------- indexing
     @work(thread=True, exclusive=True, exit_on_error=False, group="index")
@@ -164,12 +202,24 @@ class TraceApp(App[int]):
             except OSError:
                 pass
         try:
-            index = build_index(run, progress=lambda done: self.post_message(IndexProgress(done, total)))
+            index = build_index(run, progress=self._progress_poster(total))
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
         if not get_current_worker().is_cancelled:
             self.post_message(IndexReady(index))
+
+    def _progress_poster(self, total: int) -> Callable[[int], None]:
+        """A progress callback for indexing threads that posts at most ten updates a second."""
+        last = [0.0]
+
+        def post(done: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.1:
+                last[0] = now
+                self.post_message(IndexProgress(done, total))
+
+        return post
 
     def on_index_progress(self, msg: IndexProgress) -> None:
         self.query_one(RunHeader).set_facts(progress=f"indexing… {msg.done >> 20:,} MB")
@@ -180,11 +230,14 @@ class TraceApp(App[int]):
 
     def on_index_ready(self, msg: IndexReady) -> None:
         index = msg.index
+        kept = self._row_after_peek(index)
         self.index = index
         self.chains = ChainIndex(index)
         self.mask = 0
         self.query_one(RunHeader).set_facts(index=index, progress="")
         start = index.latest_failure if index.latest_failure is not None else len(index) - 1
+        if kept is not None:
+            start = kept
         self.spans.set_view(RowView(index), max(start, 0))
         self._update_list_title()
         if self.run_ is not None:
