@@ -96,7 +96,7 @@ class TraceApp(App[int]):
         _b("o", "open_run", "Open run", "Open another run of this folder (new ones included)",
            show=False),
         _b("r", "rerun", "Re-run", "Re-run this argv uncapped (after a confirmation) and diff it "
-           "against the stored preview"),
+           "against the stored preview", show=False),
         _b("e", "export_report", "Export report",
            "Write the Markdown postmortem of this span's retry chain to a file here", show=False),
         _b("s", "stats", "Trends",
