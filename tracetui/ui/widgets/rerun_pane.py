@@ -412,16 +412,15 @@ def current_pane(app: TraceApp) -> RerunPane | None:
 def open_pane(app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True) -> None:
     """Show a new pane in place of the detail pane (closing a finished one first)."""
     close_pane(app, refocus=False)
-    side = app.query_one("#side")
-    side.add_class("-rerun")
-    side.mount(RerunPane(target, timeout=timeout, write_sidecar=write_sidecar), before=0)
+    app.query_one("#main").add_class("-rerun")
+    app.query_one("#side").mount(RerunPane(target, timeout=timeout, write_sidecar=write_sidecar), before=0)
 
 
 def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
     """Remove the pane (its result is closed on unmount) and bring the detail pane back."""
     for pane in app.query(RerunPane):
         pane.remove()
-    app.query_one("#side").remove_class("-rerun")
+    app.query_one("#main").remove_class("-rerun")
     if refocus:
         app.spans.focus()
 
