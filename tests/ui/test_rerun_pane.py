@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Checkbox
-
 from test_live import until
+from textual.widgets import Checkbox
 from viewer_helpers import settle
+
 from tracetui.core.record import run_with_feedback
 from tracetui.core.runset import open_paths, sidecar_path
 from tracetui.ui.app import TraceApp

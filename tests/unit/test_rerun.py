@@ -285,8 +285,8 @@ def test_find_target(tmp_path: Path) -> None:
 REFUSED = [
     ("not-rerunnable", tool("r1", tool_name="Read", argv=["Read", "/etc/hosts"], rerunnable=False,
                             source_format="claude-code"),
-     "span 'r1' is a Read call imported from claude-code, not a shell command: it cannot be re-run "
-     "(rerunnable: false)"),
+     ("span 'r1' is a Read call imported from claude-code, not a shell command: it cannot be re-run "
+      "(rerunnable: false)")),
     ("no-argv", tool("r1", argv=[]), "span 'r1' records no argv to re-run"),
     ("empty-program", tool("r1", argv=[""]), "span 'r1' records no argv to re-run"),
 ]

@@ -121,9 +121,8 @@ class RerunPane(Vertical):
                                compact=True)
         with TabbedContent(id="rerun-tabs"):
             for s in STREAMS:
-                with TabPane(s, id=f"tab-{s}"):
-                    with VerticalScroll(classes="rerun-scroll"):
-                        yield RerunBody("the diff appears when the re-run ends", id=f"rerun-{s}")
+                with TabPane(s, id=f"tab-{s}"), VerticalScroll(classes="rerun-scroll"):
+                    yield RerunBody("the diff appears when the re-run ends", id=f"rerun-{s}")
 
     def on_mount(self) -> None:
         cid = self.target.command_id or "?"
