@@ -89,3 +89,19 @@ def test_chains_follow_a_growing_index(make_run: Any) -> None:
     # b's parent arrived after b: the tree links it once it is there, whichever row is asked.
     assert shape(ix, chains.chain(0)) == [("a", 1), ("b", 2), ("c", 3)]
     assert shape(ix, chains.chain(2)) == [("a", 1), ("b", 2), ("c", 3)]
+
+
+def test_groups_agree_with_the_trees_on_random_graphs(make_run: Any) -> None:
+    import random
+
+    rng = random.Random(11)
+    recs = []
+    for i in range(600):
+        parent = None
+        if rng.random() < 0.6:
+            parent = f"n{rng.randint(0, 650)}"  # earlier, later, itself, or not in the set at all
+        recs.append(tool(f"n{i if rng.random() > 0.02 else rng.randint(0, i)}", parent_command_id=parent))
+    ix = index_of(make_run, recs, members=3)
+    chains = ChainIndex(ix)
+    trees = {c.root.row: c.rows() for c in chains.multi_attempt_chains()}
+    assert chains.groups() == trees

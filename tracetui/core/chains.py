@@ -8,6 +8,7 @@ data can make a chain odd but never makes a loop infinite.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 
 from tracetui.core.index import RunIndex
 
@@ -61,33 +62,41 @@ class ChainIndex:
     def __init__(self, index: RunIndex) -> None:
         self.index = index
         self._seen = 0
-        """Rows already linked into ``_children``."""
+        """Index length at the last refresh."""
+        self._linked = 0
+        """Entries of ``index.parent_ids`` already linked."""
         self._children: dict[int, list[int]] = {}
         self._waiting: dict[str, list[int]] = {}
         """Parent id → rows naming it, for parents not (yet) in the set: a live run may bring them."""
 
     def _refresh(self) -> None:
-        """Link the rows appended since the last call (incremental: a live run grows by batches)."""
+        """Link the rows appended since the last call (incremental: a live run grows by batches).
+
+        Only rows that name a parent are visited (``parent_ids`` in insertion order, from where
+        the last call stopped), so a million-row index costs its retries, not its rows.
+        """
         index = self.index
         n = len(index)
         if n == self._seen:
             return
-        parent_ids, id_rows, ids = index.parent_ids, index.id_rows, index.ids
+        parent_ids, id_rows = index.parent_ids, index.id_rows
         children, waiting = self._children, self._waiting
-        for row in range(self._seen, n):
-            pid = parent_ids.get(row)
-            if pid is not None:
-                prow = id_rows.get(pid)
-                if prow is None:
-                    waiting.setdefault(pid, []).append(row)
-                elif prow != row:
-                    children.setdefault(prow, []).append(row)
-            cid = ids[row]
-            if cid is not None and cid in waiting and id_rows.get(cid) == row:
-                # A parent arriving after its retries (out of order, or a member read late).
-                kids = children.setdefault(row, [])
-                kids.extend(k for k in waiting.pop(cid) if k != row)
-                kids.sort()
+        touched: set[int] = set()
+        for row, pid in islice(parent_ids.items(), self._linked, None):
+            prow = id_rows.get(pid)
+            if prow is None:
+                waiting.setdefault(pid, []).append(row)
+            elif prow != row:
+                children.setdefault(prow, []).append(row)
+                touched.add(prow)
+        self._linked = len(parent_ids)
+        # Parents that arrived after their retries (out of order, or a member read late).
+        for pid in [p for p in waiting if p in id_rows]:
+            prow = id_rows[pid]
+            children.setdefault(prow, []).extend(k for k in waiting.pop(pid) if k != prow)
+            touched.add(prow)
+        for prow in touched:  # insertion order is not always row order (patched slow rows)
+            children[prow].sort()
         self._seen = n
 
     def parent_row(self, row: int) -> int | None:
@@ -152,6 +161,37 @@ class ChainIndex:
             roots[root] = True
         chains = [self.chain(r) for r in sorted(roots)]
         return [c for c in chains if c.root.children]
+
+    def groups(self) -> dict[int, list[int]]:
+        """Root row → every row of its tree in set order, for trees of two or more rows.
+
+        The summary's view of chains, without building node objects: for a million-span run
+        with tens of thousands of retries this is what keeps ``summary`` quick.
+        """
+        self._refresh()
+        root_memo: dict[int, int] = {}
+        groups: dict[int, list[int]] = {}
+        for row in self.index.parent_ids:
+            path = []
+            current = row
+            while current not in root_memo:
+                path.append(current)
+                parent = self.parent_row(current)
+                if parent is None or parent in path:
+                    root = current if parent is None else self.root_of(current)[0]
+                    break
+                current = parent
+            else:
+                root = root_memo[current]
+            for r in path:
+                root_memo[r] = root
+        for row, root in root_memo.items():
+            groups.setdefault(root, []).append(row)
+        for root, rows in groups.items():
+            if root not in root_memo:
+                rows.append(root)
+            rows.sort()
+        return {r: groups[r] for r in sorted(groups) if len(groups[r]) > 1}
 
     def cycles(self) -> list[list[int]]:
         """Each retry cycle once, as its rows in set order."""

@@ -28,12 +28,12 @@ def summarize(index: RunIndex) -> dict[str, Any]:
             "line": line,
         }
     chains = []
-    for chain in ChainIndex(index).multi_attempt_chains():
-        rows = [r for r in chain.rows() if not index.flags[r] & SIDECAR]
+    for root, rows in ChainIndex(index).groups().items():
+        rows = [r for r in rows if not index.flags[r] & SIDECAR]
         if len(rows) < 2:
             continue
         chains.append({
-            "root": index.ids[chain.root.row],
+            "root": index.ids[root],
             "attempts": [index.ids[r] for r in rows],
             "final_exit_code": index.exit_code(rows[-1]),
         })
