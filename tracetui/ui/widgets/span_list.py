@@ -53,6 +53,8 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """The row that carries the latest-failure badge."""
         self._strips: OrderedDict[tuple[int, int, bool, int, bool], Strip] = OrderedDict()
         self._style_epoch = 0
+        self._styles: dict[str, Style] = {}
+        """Component styles by name; looking them up in the CSS per cell was most of a row's cost."""
 
     # ------------------------------------------------------------------ state
     def set_view(self, view: RowView, row: int | None = None) -> None:
@@ -128,6 +130,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         super().notify_style_update()
         self._style_epoch += 1  # a theme change: every cached strip has old colours
         self._strips.clear()
+        self._styles.clear()
 
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
@@ -152,7 +155,16 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         return strip
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"spanlist--{name}", partial=True) if name else Style()
+        style = self._styles.get(name)
+        if style is None:
+            if name == "":
+                style = Style()
+            elif name == "base":
+                style = self.rich_style
+            else:
+                style = self.get_component_rich_style(f"spanlist--{name}", partial=True)
+            self._styles[name] = style
+        return style
 
     def _render_row(self, row: int, width: int, cursor: bool) -> Strip:
         assert self.view is not None
@@ -173,7 +185,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         if cursor:
             text.stylize_before(self._style("cursor"))  # under the cells: badge and colours stay
         segments = list(text.render(self.app.console, end=""))
-        return Strip(Segment.apply_style(segments, self.rich_style), width).crop(0, width)
+        return Strip(Segment.apply_style(segments, self._style("base")), width).crop(0, width)
 
     # ----------------------------------------------------------------- mouse
     def on_click(self, event: events.Click) -> None:
