@@ -82,10 +82,11 @@ def notes(app: TraceApp) -> list[str]:
 
 async def confirm_and_finish(pilot: Any) -> RerunPane:
     app = pilot.app
+    old = set(app.query(RerunPane))
     await pilot.press("r")
     await until(pilot, lambda: isinstance(app.screen, ConfirmRerun))
     await pilot.press("y")
-    await until(pilot, lambda: bool(app.query(RerunPane)))
+    await until(pilot, lambda: bool(set(app.query(RerunPane)) - old))
     pane = app.query_one(RerunPane)
     await until(pilot, lambda: not pane.running, pauses=2000)
     await pilot.pause()
@@ -179,14 +180,20 @@ async def test_the_rerun_joins_the_chain(tmp_path: Path, follow: bool) -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         assert len(app.index) == 1
-        pane = await confirm_and_finish(pilot)
-        new_id = str(pane.result.record["command_id"])
-        await until(pilot, lambda: app.index is not None and len(app.index) == 2, pauses=2000)
-        await settle(pilot)
+        new_ids = []
+        # Twice: the second pane replaces the first, and its row joins a sidecar already read.
+        for n in (2, 3):
+            app.select_row(0)
+            pane = await confirm_and_finish(pilot)
+            new_ids.append(str(pane.result.record["command_id"]))
+            await until(pilot, lambda n=n: app.index is not None and len(app.index) == n, pauses=2000)
+            await settle(pilot)
+        assert len(app.query(RerunPane)) == 1
         chain = app.query_one(ChainPane)
-        assert [app.index.ids[r] for r in chain.order] == [cid, new_id]
+        assert [app.index.ids[r] for r in chain.order] == [cid, *new_ids]
         assert app.index.stats.spans == 1  # a re-run is no fact about the trace
-        assert str(chain.body.render()).splitlines()[1].startswith("└─ #2 exit 1")
+        lines = str(chain.body.render()).splitlines()
+        assert [ln[:12] for ln in lines[1:]] == ["├─ #2 exit 1", "└─ #2 exit 1"]
 
 
 async def test_rules_switch_the_diff_without_running_again(tmp_path: Path) -> None:

@@ -108,8 +108,8 @@ def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIME
                    title="cannot re-run", severity="warning", timeout=8, markup=False)
         return
 
-    def answered(yes: bool | None) -> None:
+    async def answered(yes: bool | None) -> None:
         if yes:
-            open_pane(app, target, timeout, write_sidecar)
+            await open_pane(app, target, timeout, write_sidecar)
 
     app.push_screen(ConfirmRerun(target, timeout), answered)

@@ -408,11 +408,13 @@ def current_pane(app: TraceApp) -> RerunPane | None:
     return found.first() if found else None
 
 
-def open_pane(app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True) -> None:
+async def open_pane(app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True) -> None:
     """Show a new pane in place of the detail pane (closing a finished one first)."""
-    close_pane(app, refocus=False)
+    for old in app.query(RerunPane):
+        await old.remove()  # gone before the new one (same id) is mounted
     app.query_one("#main").add_class("-rerun")
-    app.query_one("#side").mount(RerunPane(target, timeout=timeout, write_sidecar=write_sidecar), before=0)
+    await app.query_one("#side").mount(RerunPane(target, timeout=timeout, write_sidecar=write_sidecar),
+                                       before=0)
 
 
 def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
