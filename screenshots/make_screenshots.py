@@ -18,11 +18,11 @@ OUT = os.path.join(ROOT, "screenshots")
 RUN = os.path.join("sample_runs", "flaky-billing")
 
 
-async def shot(name: str, size: tuple[int, int], setup) -> None:  # type: ignore[no-untyped-def]
+async def shot(name: str, size: tuple[int, int], setup, run: str = RUN) -> None:  # type: ignore[no-untyped-def]
     from tracetui.core.runset import open_paths
     from tracetui.ui.app import TraceApp
 
-    app = TraceApp(open_paths([RUN]), follow=False)
+    app = TraceApp(open_paths([run]), follow=False)
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -63,12 +63,20 @@ async def help_screen(app, pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.press("question_mark")
 
 
-SHOTS = [
+async def trends(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """The trends screen: hidden share, failures and response sizes over the run."""
+    await pilot.press("s")
+    await app.workers.wait_for_complete()
+    await pilot.pause(0.2)
+
+
+SHOTS: list[tuple] = [  # (name, size, setup[, run])
     ("postmortem", (160, 48), postmortem),
     ("postmortem-80x24", (80, 24), postmortem),
     ("truncated-detail", (160, 48), truncated),
     ("chain", (160, 48), chain),
     ("help", (120, 40), help_screen),
+    ("trends", (120, 40), trends, os.path.join("sample_runs", "rotated")),
 ]
 
 
@@ -78,8 +86,8 @@ def main() -> int:
     if not os.path.isdir(RUN):
         print(f"{RUN} is missing (sample_runs/make_samples.py makes it)", file=sys.stderr)
         return 2
-    for name, size, setup in SHOTS:
-        asyncio.run(shot(name, size, setup))
+    for name, size, setup, *run in SHOTS:
+        asyncio.run(shot(name, size, setup, *run))
     return 0
 
 
