@@ -165,6 +165,9 @@ async def test_declining_runs_nothing(tmp_path: Path, key: str) -> None:
         assert not isinstance(app.screen, ConfirmRerun)
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ConfirmRerun))
+        await pilot.press("r")  # asking again while asking stacks nothing
+        await pilot.pause()
+        assert sum(isinstance(sc, ConfirmRerun) for sc in app.screen_stack) == 1
         await pilot.press(key)
         await settle(pilot)
         assert not app.query(RerunPane)

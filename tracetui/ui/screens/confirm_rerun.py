@@ -90,6 +90,8 @@ class ConfirmRerun(ModalScreen[bool]):
 def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT,
                 write_sidecar: bool = True) -> None:
     """``r``: check the row, ask, and open the pane on a yes. Refusals are notices, no modal."""
+    if isinstance(app.screen, ConfirmRerun):
+        return  # already asking
     pane = current_pane(app)
     if pane is not None and pane.running:
         app.notify("a re-run is running: Esc cancels it", timeout=4)
