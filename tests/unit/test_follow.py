@@ -244,3 +244,16 @@ def test_a_prebuilt_index_is_refused(tmp_path: Path) -> None:
     run = open_path(str(base))[0]
     with pytest.raises(ValueError, match="give it an empty index"):
         Follower(run, build_index(run))
+
+
+def test_a_sidecar_created_after_start_is_followed(tmp_path: Path) -> None:
+    base = tmp_path / "run.jsonl"
+    base.write_bytes(rec(0))
+    seen = Seen()
+    f = follower(base, seen)
+    drain(f)
+    append(tmp_path / "run.jsonl.reruns.jsonl", rec(1))  # the first re-run creates it
+    drain(f)
+    assert seen.ids == ["c0000", "c0001"]
+    assert f.run.sidecar == str(tmp_path / "run.jsonl.reruns.jsonl")
+    f.stop()

@@ -27,7 +27,7 @@ from tracetui.core import fastindex
 from tracetui.core.index import RunIndex
 from tracetui.core.reader import BadLine, RawLine, iter_lines, parse_line
 from tracetui.core.rotation import RotationTracking
-from tracetui.core.runset import Member, Run
+from tracetui.core.runset import Member, Run, sidecar_path
 from tracetui.core.spans import Span
 from tracetui.core.watch import (
     HEAD,
@@ -149,6 +149,8 @@ class Follower(RotationTracking):
             self._started = True
             self._catch_up()
         self._poll_base()
+        if self._sidecar is None:
+            self._open_sidecar()  # one stat when there is none: a re-run may create it any time
         if self._sidecar is not None and self._budget > 0:
             self._ingest(self._sidecar, final=False)
         if self._dirwatch is not None:
@@ -178,13 +180,22 @@ class Follower(RotationTracking):
                 self._live = f
             else:
                 self._pending.append(f)
-        if self.run.sidecar:
-            try:
-                fh = open(self.run.sidecar, "rb", buffering=0)
-                self._sidecar = FileState(self.run.sidecar, -1, False, ident_of(os.fstat(fh.fileno())), fh=fh)
-            except OSError as exc:
-                self._note(f"{os.path.basename(self.run.sidecar)}: cannot read: {exc.strerror}")
+        self._open_sidecar(quiet=False)
         self._scan_if_changed(force=True)
+
+    def _open_sidecar(self, *, quiet: bool = True) -> None:
+        """Start reading the run's re-runs file: at start, or when a first re-run creates it."""
+        path = self.run.sidecar or sidecar_path(self.run.base)
+        try:
+            fh = open(path, "rb", buffering=0)  # noqa: SIM115 - kept open across polls
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if not quiet:
+                self._note(f"{os.path.basename(path)}: cannot read: {exc.strerror}")
+            return
+        self.run.sidecar = path
+        self._sidecar = FileState(path, -1, False, ident_of(os.fstat(fh.fileno())), fh=fh)
 
     def _drain(self) -> bool:
         """Read queued finished files in order; False when the batch budget ran out."""

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tracetui.core.chains import Chain, ChainIndex, ChainNode
-from tracetui.core.index import BAD, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED, RunIndex
+from tracetui.core.index import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED, RunIndex
 from tracetui.core.rows import fmt_exit, short_id
 from tracetui.core.text import neutralize_line
 
@@ -94,6 +94,8 @@ class ChainPane(VerticalScroll):
             t.append(" ✂ " + (f"{hidden:,} B hidden" if hidden else "cut"), st("trunc"))
         elif flags & TRUNC_UNKNOWN:
             t.append(" ? truncation unknown", st("dim"))
+        if flags & SIDECAR:
+            t.append(" ↻ re-run", st("dim"))
         t.append("  " + short_id(index.ids[row]), st("dim"))
         if span is not None:
             t.append("  " + neutralize_line(" ".join(span.argv)))

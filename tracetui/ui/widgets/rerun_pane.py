@@ -429,19 +429,15 @@ def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
 def take_in_sidecar(app: TraceApp, path: str) -> None:
     """Show the new sidecar row (the re-run) in the list and the chain.
 
-    A live follower that opened the sidecar reads it by itself. One that started before the
-    sidecar existed does not know it: following restarts (the cursor stays). A frozen view
-    indexes the sidecar member from where it stopped, right here: it is a few rows.
+    A live follower reads the sidecar by itself, one created after it started included. A
+    frozen view indexes the sidecar member from where it stopped, right here: it is a few rows.
     """
     run, index = app.run_, app.index
     if run is None or index is None:
         return
-    had_sidecar = run.sidecar is not None
     run.sidecar = path
     if app.live.active:
-        if not had_sidecar:
-            app.live.open(run, keep_row=app.selected_row)
-        return
+        return  # the follower notices a new sidecar by itself and reads it
     mno = next((i for i, im in enumerate(index.members) if im.member.number < 0), None)
     try:
         if mno is None:
