@@ -135,9 +135,30 @@ class DetailPane(VerticalScroll):
         self._field(t, "record", neutralize_line("   ".join(claims)), st("dim"))
         for problem in span.problems:
             self._field(t, "problem", neutralize_line(problem), st("warn"))
+        self._imported(t, span)
         for s in span.streams:
             self._stream(t, s)
         return t
+
+    def _imported(self, t: Text, span: Span) -> None:
+        """What an importer says about another agent's record (docs/importers.md)."""
+        raw, st = span.raw, self.body.st
+        source = raw.get("source_format")
+        if not isinstance(source, str):
+            return
+        kind = "line" if raw.get("source_line") else "step"
+        where = raw.get("source_line") or raw.get("source_index")
+        self._field(t, "source", neutralize_line(f"{source} trace, {kind} {where}"))
+        full = raw.get("full_stdout")
+        if isinstance(full, str):
+            note = f"the agent kept the whole output ({len(full.encode()):,} bytes here): R shows it"
+            self._field(t, "full", note, st("warn"))
+        if raw.get("exit_code_inferred") is True:
+            note = "inferred from the output text: this agent records no exit codes"
+            self._field(t, "exit?", note, st("warn"))
+        if raw.get("model_view_recorded") is False:
+            note = "this agent did not record what the model saw: truncation unknown"
+            self._field(t, "seen?", note, st("warn"))
 
     def _stream(self, t: Text, s: StreamFacts) -> None:
         st = self.body.st

@@ -67,6 +67,8 @@ class RunHeader(Static):
                 (f"{s.bad_lines:,} bad line{'s' if s.bad_lines != 1 else ''}",
                  "bad" if s.bad_lines else "dim"),
             ]
+            if ix.run.source_format is not None:
+                facts.insert(0, (f"{ix.run.source_format} trace", "name"))
             for text, style in facts:
                 t.append(" · ", self.st("dim"))
                 t.append(text, self.st(style) if style else Style())
