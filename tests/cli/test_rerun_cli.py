@@ -9,10 +9,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-
+from records import tool
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[2]
@@ -21,22 +20,6 @@ SCRIPT = Path(PY).parent / "tracetui"
 ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [PY, "-m", "tracetui"]
 BILLING = "cmd_3f76c0c60c4e"
 
-
-
-def tool(cid: str, **fields: Any) -> dict[str, Any]:
-    """A valid tracetui/1 record for ``echo hi``; keyword arguments override fields."""
-    rec: dict[str, Any] = {
-        "schema": "tracetui/1", "span_type": "tool", "command_id": cid, "parent_command_id": None,
-        "tool_name": "echo", "argv": ["echo", "hi"], "cwd": ".", "started_at": "2026-11-02T09:00:00Z",
-        "duration_ms": 12, "exit_code": 0, "error": None, "agent_note": None,
-        "stdout_bytes": 3, "stdout_cap": 8192, "stdout_truncated": False, "stdout_clip": None,
-        "stdout_sha256": "ab" * 32, "preview_stdout": "hi\n",
-        "stderr_bytes": 0, "stderr_cap": 8192, "stderr_truncated": False, "stderr_clip": None,
-        "stderr_sha256": "cd" * 32, "preview_stderr": "",
-        "encoding": "utf-8", "ok_preview": True, "redacted": 0,
-    }
-    rec.update(fields)
-    return rec
 
 def tracetui(*args: str, cwd: Path | None = None, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ENTRY, "rerun", *args], cwd=cwd, capture_output=True, text=True, stdin=stdin,
