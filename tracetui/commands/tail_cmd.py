@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 from collections import deque
 from typing import Any
@@ -40,6 +41,9 @@ def main(args: argparse.Namespace) -> int:
 
     if args.lines < 0:
         raise UsageError("tail: -n must be 0 or more")
+    # A shell starts background jobs with SIGINT ignored, and Python then installs no handler:
+    # Ctrl-C (or `kill -INT`) must still end the follow loop.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return _tail(args)
     except KeyboardInterrupt:
