@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Footer, Input
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from tracetui.core.chains import ChainIndex
@@ -124,6 +125,7 @@ class TraceApp(App[int]):
         """The live follower of the open run (ui/live.py)."""
         self.peek: RunIndex | None = None
         """The newest rows of a big run, shown until its full index is ready."""
+        self._pane_timer: Timer | None = None
         self.peek_start: int | None = None
 
     # ------------------------------------------------------------------ layout
@@ -273,8 +275,19 @@ class TraceApp(App[int]):
 
     # --------------------------------------------------------------- selection
     def on_span_list_selected(self, msg: SpanList.Selected) -> None:
-        self.selected_row = msg.row
+        if msg.live:
+            # Following a busy run moves the cursor on every batch: redraw the detail and chain
+            # panes at most ten times a second, so the list keeps up with the writer.
+            self.set_reactive(TraceApp.selected_row, msg.row)
+            if self._pane_timer is None:
+                self._pane_timer = self.set_timer(0.1, self._panes_after_follow)
+        else:
+            self.selected_row = msg.row
         self.live.cursor_moved()
+
+    def _panes_after_follow(self) -> None:
+        self._pane_timer = None
+        self.selected_row = self.selected_row
 
     def on_live_update(self, msg: LiveUpdate) -> None:
         self.live.handle(msg)

@@ -40,6 +40,8 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """The cursor is on ``row`` (an index row; None when the view is empty)."""
 
         row: int | None
+        live: bool = False
+        """The cursor followed new rows of a live run (not a key press)."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, SpanList.Selected)
@@ -81,7 +83,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             self._update_size()
             self.refresh()
             if follow_tail and at_end:
-                self.move_to(len(self.view) - 1)
+                self.move_to(len(self.view) - 1, live=True)
         return added
 
     def _update_size(self) -> None:
@@ -98,7 +100,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     def page(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
-    def move_to(self, pos: int, *, force: bool = False, center: bool = False) -> None:
+    def move_to(self, pos: int, *, force: bool = False, center: bool = False, live: bool = False) -> None:
         """Put the cursor at view position ``pos`` (clamped), scroll it into sight, announce it."""
         n = len(self.view) if self.view is not None else 0
         pos = max(0, min(pos, n - 1)) if n else 0
@@ -109,7 +111,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         # Before the first layout the height is unknown: scroll again once it is.
         self.call_after_refresh(self._scroll_to_cursor, center)
         self.refresh()
-        self.post_message(self.Selected(self.selected_row))
+        self.post_message(self.Selected(self.selected_row, live))
 
     def _scroll_to_cursor(self, center: bool = False) -> None:
         pos = self.cursor
