@@ -294,10 +294,19 @@ class TraceApp(App[int]):
 
     def on_unmount(self) -> None:
         self.live.stop()  # the follower thread ends with the app, its files closed
+        if self._pane_timer is not None:
+            self._pane_timer.stop()
 
     def watch_selected_row(self, row: int | None) -> None:
-        self.query_one(DetailPane).show(self.index, row, self.raw_mode)
-        self.query_one(ChainPane).show(self.index, self.chains, row)
+        # The panes live on the main screen, whatever screen is on top; during shutdown there
+        # may be none left to redraw.
+        if not self.screen_stack:
+            return
+        main = self.screen_stack[0]
+        for detail in main.query(DetailPane):
+            detail.show(self.index, row, self.raw_mode)
+        for chain in main.query(ChainPane):
+            chain.show(self.index, self.chains, row)
 
     def watch_raw_mode(self, raw: bool) -> None:
         self.query_one(DetailPane).show(self.index, self.selected_row, raw)
