@@ -68,7 +68,7 @@ def test_stream_verdicts() -> None:
     assert never_shown(span.stdout) == "15,926 bytes (66%) never shown"
     assert banner(span.stdout) == "15,926 bytes the agent never saw"
     assert items_note(span.stdout) == "50 items at source, 20 shown"
-    assert never_shown(span.stderr) == "all bytes shown"
+    assert never_shown(span.stderr) == "none: all bytes shown"
     feedback = normalize({"command": ["make"], "stdout_tail": "ok", "exit_code": 0})
     assert never_shown(feedback.stdout) == "truncation unknown (no byte counts in this dialect)"
 

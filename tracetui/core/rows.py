@@ -176,7 +176,7 @@ def never_shown(s: StreamFacts) -> str:
     if s.truncated is None:
         return "truncation unknown (no byte counts in this dialect)"
     if s.truncated is False:
-        return "all bytes shown"
+        return "none: all bytes shown"
     hidden = s.hidden_bytes
     if hidden is None:
         if s.marker is not None and s.marker.count is not None:
