@@ -41,8 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    # `tracetui PATH…` → `tracetui view PATH…` (anything that is not a command or an option).
-    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+    # `tracetui [--no-follow] PATH…` → `tracetui view …`: the first word that is not an option
+    # names no command. (`tracetui --help` and `tracetui --version` have no such word.)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    if first is not None and first not in COMMANDS:
         args_list.insert(0, "view")
     parser = build_parser()
     try:

@@ -16,6 +16,7 @@ FLAKY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "flaky"
 BAD_PATHS = [
     ("missing", ["view", "/no/such/run.jsonl"], "no such file or directory"),
     ("bare-missing", ["/no/such/run.jsonl"], "no such file or directory"),
+    ("bare-with-option", ["--no-follow", "/no/such/run.jsonl"], "no such file or directory"),
     ("empty-dir", ["view", "{tmp}"], "no run files"),
 ]
 
