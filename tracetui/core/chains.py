@@ -165,10 +165,9 @@ class ChainIndex:
     def groups(self) -> dict[int, list[int]]:
         """Root row → every row of its tree in set order, for trees of two or more rows.
 
-        The summary's view of chains, without building node objects: for a million-span run
-        with tens of thousands of retries this is what keeps ``summary`` quick.
+        The summary's view of chains, without building node objects (or the children map): for
+        a million-span run with tens of thousands of retries this is what keeps ``summary`` quick.
         """
-        self._refresh()
         root_memo: dict[int, int] = {}
         groups: dict[int, list[int]] = {}
         for row in self.index.parent_ids:

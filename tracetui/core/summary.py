@@ -28,13 +28,16 @@ def summarize(index: RunIndex) -> dict[str, Any]:
             "line": line,
         }
     chains = []
+    has_sidecar = any(m.member.number < 0 for m in index.members)
+    ids = index.ids
     for root, rows in ChainIndex(index).groups().items():
-        rows = [r for r in rows if not index.flags[r] & SIDECAR]
-        if len(rows) < 2:
-            continue
+        if has_sidecar:  # re-runs belong to chains in the viewer, not to the trace's facts
+            rows = [r for r in rows if not index.flags[r] & SIDECAR]
+            if len(rows) < 2:
+                continue
         chains.append({
-            "root": index.ids[root],
-            "attempts": [index.ids[r] for r in rows],
+            "root": ids[root],
+            "attempts": [ids[r] for r in rows],
             "final_exit_code": index.exit_code(rows[-1]),
         })
     return {
