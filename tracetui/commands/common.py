@@ -9,6 +9,18 @@ from tracetui.core.index import RunIndex, build_index
 from tracetui.core.runset import RunSetError, open_paths
 
 
+def batch_mode() -> None:
+    """For short-lived batch commands (summary, lint, export): no cyclic garbage collection.
+
+    They allocate hundreds of thousands of small lists and dicts over an index holding a million
+    ids; the collector's passes over that heap cost ~40% of ``summary`` and free nothing (the
+    process ends soon after). Reference counting still frees everything acyclic.
+    """
+    import gc
+
+    gc.disable()
+
+
 def load_runs(paths: list[str]) -> list[RunIndex]:
     """Open and index every run named by ``paths``; notes go to stderr, missing paths → exit 2."""
     try:

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def main(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
-    from tracetui.commands.common import load_runs
+    from tracetui.commands.common import batch_mode, load_runs
     from tracetui.core.lint import RULES, WARNING, lint_index
 
     if args.list_rules:
@@ -32,6 +32,7 @@ def main(args: argparse.Namespace) -> int:
         return 0
     if not args.paths:
         raise UsageError("lint: give at least one PATH (a run file, a rotated member or a directory)")
+    batch_mode()
     issues = [i for ix in load_runs(args.paths) for i in lint_index(ix)]
     errors = sum(1 for i in issues if i.severity != WARNING)
     warnings = len(issues) - errors

@@ -16,10 +16,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.commands.common import load_runs
+    from tracetui.commands.common import batch_mode, load_runs
     from tracetui.core.summary import merge, summarize
     from tracetui.core.trends import trend_summary
 
+    batch_mode()
     indexes = load_runs(args.paths)
     result = merge([summarize(ix) for ix in indexes])
     result["trend"] = trend_summary(indexes)  # one trend over all runs, after the merge
