@@ -197,9 +197,21 @@ def index_members_parallel(index: RunIndex, mnos: list[int],
     """Scan several fresh members on worker threads, then apply them in set order."""
     if not available() or len(mnos) < 2:
         return False
+    done: dict[int, int] = {}
+
+    def member_progress(m: int) -> Callable[[int], None] | None:
+        if progress is None:
+            return None
+
+        def report(offset: int) -> None:  # the bytes read over all members, not one member's offset
+            done[m] = offset
+            progress(sum(done.values()))
+
+        return report
+
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
         futures = [
-            pool.submit(lambda m=m: list(scan_member(index.members[m].readable, 0, 0, progress)))
+            pool.submit(lambda m=m: list(scan_member(index.members[m].readable, 0, 0, member_progress(m))))
             for m in mnos
         ]
         for mno, fut in zip(mnos, futures):
