@@ -108,14 +108,18 @@ def _slice(buf: bytearray, base: int, offsets: bytearray, k: int, lengths: bytea
     return bytes(buf[off - base:off - base + length]) if length <= MAX_LINE else b""
 
 
-def apply(index: RunIndex, mno: int, items: Iterator[Item] | list[Item]) -> None:
-    """Append scanned items to the index, in order."""
+def apply(index: RunIndex, mno: int, items: Iterator[Item] | list[Item], *, register: bool = True) -> None:
+    """Append scanned items to the index, in order.
+
+    ``register=False`` leaves command ids out of ``index.id_rows`` (a bulk build registers them
+    all at once at the end, which is much cheaper than batch by batch into a growing dict).
+    """
     im = index.members[mno]
     for item in items:
         if isinstance(item, RawLine):
-            index.add_line(mno, item)
+            index.add_line(mno, item, register=register)
             continue
-        _apply_batch(index, mno, item)
+        _apply_batch(index, mno, item, register=register)
         res = item.result
         im.size = max(im.size, _end_of(res))
         im.lines = max(im.lines, _last_line(res))
@@ -145,7 +149,7 @@ def _last_line(res: tuple[Any, ...]) -> int:
     return int.from_bytes(lines[-4:], "little", signed=True) if lines else 0
 
 
-def _apply_batch(index: RunIndex, mno: int, batch: Batch) -> None:
+def _apply_batch(index: RunIndex, mno: int, batch: Batch, *, register: bool = True) -> None:
     (_consumed, _nlines, offsets, lengths, line_nos, hidden, exits, flags, slow, ids, parents,
      failed, truncated, hidden_sum, last_failed) = batch.result
     n = len(ids)
@@ -179,7 +183,8 @@ def _apply_batch(index: RunIndex, mno: int, batch: Batch) -> None:
             length = index.length[row]
             raw = RawLine(index.line_no[row], index.offset[row], length, data if length <= MAX_LINE else None)
             index.fill_row(row, parse_facts(raw, path), sidecar=False)
-        index.register_ids(row0, row0 + n)
+        if register:
+            index.register_ids(row0, row0 + n)
         index.generation += 1
 
 
@@ -214,6 +219,8 @@ def index_members_parallel(index: RunIndex, mnos: list[int],
             pool.submit(lambda m=m: list(scan_member(index.members[m].readable, 0, 0, member_progress(m))))
             for m in mnos
         ]
+        first = len(index)
         for mno, fut in zip(mnos, futures):
-            apply(index, mno, fut.result())
+            apply(index, mno, fut.result(), register=False)
+        index.register_ids(first, len(index))
     return True

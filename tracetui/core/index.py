@@ -123,7 +123,8 @@ class RunIndex:
         self._temps.append(tmp)
         return tmp
 
-    def add_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine | None = None) -> int | None:
+    def add_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine | None = None, *,
+                 register: bool = True) -> int | None:
         """Index one line; returns its row, or None for a blank line."""
         if is_blank(raw):
             return None
@@ -141,7 +142,8 @@ class RunIndex:
             self.hidden.append(NO_VALUE)
             self.ids.append(None)
             self.fill_row(row, parsed, sidecar=im.member.number < 0)
-            self.register_ids(row, row + 1)
+            if register:
+                self.register_ids(row, row + 1)
             im.lines = max(im.lines, raw.line_no)
             im.size = max(im.size, raw.offset + raw.length + (1 if raw.complete else 0))
             self.generation += 1
@@ -188,10 +190,14 @@ class RunIndex:
         # Built at C speed: reversed, so the first occurrence of an id is the one kept.
         batch = dict(zip(reversed(ids), range(stop - 1, start - 1, -1)))
         batch.pop(None, None)
-        # isdisjoint walks the small batch; `batch.keys() & id_rows.keys()` would walk all ids.
-        if len(batch) == len(ids) - ids.count(None) and self.id_rows.keys().isdisjoint(batch):
-            self.id_rows.update(batch)
-            return
+        if len(batch) == len(ids) - ids.count(None):
+            if not self.id_rows:
+                self.id_rows = batch  # a bulk build registers everything at once: no copy
+                return
+            # isdisjoint walks the small batch; `batch.keys() & id_rows.keys()` would walk all ids.
+            if self.id_rows.keys().isdisjoint(batch):
+                self.id_rows.update(batch)
+                return
         id_rows = self.id_rows  # duplicates somewhere: the careful way
         for row in range(start, stop):
             cid = self.ids[row]
