@@ -22,9 +22,9 @@ import tempfile
 import threading
 import time
 
-from tracetui.core.follow import Follower
-from tracetui.core.reader import BadLine
-from tracetui.core.runset import open_path
+from tracetui.live.follow import Follower
+from tracetui.store.reader import BadLine
+from tracetui.store.runset import open_path
 
 WRITER = r'''
 import json, os, sys, time

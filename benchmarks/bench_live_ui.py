@@ -20,8 +20,8 @@ import tempfile
 import threading
 import time
 
-from tracetui.core.rotate import append_record
-from tracetui.core.runset import open_paths
+from tracetui.record.rotate import append_record
+from tracetui.store.runset import open_paths
 from tracetui.ui import app as app_module
 from tracetui.ui.app import TraceApp
 from tracetui.ui.live import LiveUpdate

@@ -16,7 +16,7 @@ import time
 
 
 async def measure(path: str) -> list[dict]:
-    from tracetui.core.runset import open_path
+    from tracetui.store.runset import open_path
     from tracetui.ui.app import TraceApp
     from tracetui.ui.widgets.span_list import SpanList
 

@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from tracetui.core.markers import find_marker
+from tracetui.model.markers import find_marker
 
 STREAMS = ("stdout", "stderr")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from tracetui.core.markers import marker_line
+from tracetui.model.markers import marker_line
 
 STREAMS = ("stdout", "stderr")
 

@@ -19,7 +19,7 @@ RUN = os.path.join("sample_runs", "flaky-billing")
 
 
 async def shot(name: str, size: tuple[int, int], setup, run: str = RUN) -> None:  # type: ignore[no-untyped-def]
-    from tracetui.core.runset import open_paths
+    from tracetui.store.runset import open_paths
     from tracetui.ui.app import TraceApp
 
     app = TraceApp(open_paths([run]), follow=False)
@@ -51,7 +51,7 @@ async def truncated(app, pilot) -> None:  # type: ignore[no-untyped-def]
 
 async def chain(app, pilot) -> None:  # type: ignore[no-untyped-def]
     """The longest retry chain, its last attempt selected."""
-    from tracetui.core.chains import ChainIndex
+    from tracetui.analysis.chains import ChainIndex
 
     chains = ChainIndex(app.index).multi_attempt_chains()
     if chains:

@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> object:
     # `tracetui.run_with_feedback` without making `import tracetui` pay for the recorder.
     if name == "run_with_feedback":
-        from tracetui.core.record import run_with_feedback
+        from tracetui.record.recorder import run_with_feedback
 
         return run_with_feedback
     raise AttributeError(f"module 'tracetui' has no attribute {name!r}")

@@ -8,7 +8,7 @@ import sys
 import orjson
 import pytest
 
-from tracetui.core.markers import marker_line
+from tracetui.model.markers import marker_line
 
 PY = sys.executable
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tracetui.core.record import run_with_feedback
-from tracetui.core.runset import open_paths
+from tracetui.record.recorder import run_with_feedback
+from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 from tracetui.ui.screens.confirm_rerun import start_rerun
 from tracetui.ui.widgets import rerun_pane

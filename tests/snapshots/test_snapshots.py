@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from tracetui.core.runset import open_paths
+from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ui", "data")

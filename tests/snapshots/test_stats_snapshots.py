@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from records import encode_line, tool
-from tracetui.core.runset import open_paths
+from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 
 SIZES = [(80, 24), (160, 48)]

@@ -297,7 +297,7 @@ FAILING = ('{"schema": "tracetui/1", "command_id": "0012-new", "argv": ["make", 
 async def test_rows_appended_while_open(tmp_path, follow: bool, start: int, row: int) -> None:  # type: ignore[no-untyped-def]
     import shutil
 
-    from tracetui.core.runset import open_paths
+    from tracetui.store.runset import open_paths
     from tracetui.ui.app import TraceApp
 
     run_dir = tmp_path / "flaky"

@@ -10,7 +10,7 @@ AGENTS = Path(__file__).resolve().parents[1] / "data" / "agents"
 
 
 async def test_swe_agent_trace_opens_on_its_latest_failure() -> None:
-    from tracetui.core.runset import open_paths
+    from tracetui.store.runset import open_paths
     from tracetui.ui.app import TraceApp
     from tracetui.ui.widgets.detail import DetailPane
     from tracetui.ui.widgets.run_header import RunHeader

@@ -20,8 +20,8 @@ import pytest
 
 from records import tool
 from viewer_helpers import FLAKY, settle
-from tracetui.core.rotate import append_record
-from tracetui.core.runset import open_paths
+from tracetui.record.rotate import append_record
+from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 from tracetui.ui.widgets.run_header import RunHeader
 

@@ -20,7 +20,7 @@ def big_run(tmp_path: Path) -> Path:
 
 async def test_peek_first_then_the_latest_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tracetui.ui.app as appmod
-    from tracetui.core.runset import open_paths
+    from tracetui.store.runset import open_paths
 
     gate = threading.Event()
     real = appmod.build_index
@@ -48,7 +48,7 @@ async def test_peek_first_then_the_latest_failure(tmp_path: Path, monkeypatch: p
 
 async def test_a_row_chosen_in_the_peek_stays_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tracetui.ui.app as appmod
-    from tracetui.core.runset import open_paths
+    from tracetui.store.runset import open_paths
 
     gate = threading.Event()
     real = appmod.build_index

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from viewer_helpers import make_app, settle
-from tracetui.core.report import render_report
+from tracetui.export.report import render_report
 from tracetui.ui.report_export import report_stem, write_new
 
 STEMS = [

@@ -19,8 +19,8 @@ from test_live import until
 from textual.widgets import Checkbox
 from viewer_helpers import settle
 
-from tracetui.core.record import run_with_feedback
-from tracetui.core.runset import open_paths, sidecar_path
+from tracetui.record.recorder import run_with_feedback
+from tracetui.store.runset import open_paths, sidecar_path
 from tracetui.ui.app import TraceApp
 from tracetui.ui.screens.confirm_rerun import ConfirmRerun
 from tracetui.ui.widgets.chain import ChainPane

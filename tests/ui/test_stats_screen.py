@@ -103,9 +103,9 @@ def test_formats(got: str, want: str) -> None:
 
 
 def test_headline_of_the_creep_run(tmp_path: Path) -> None:
-    from tracetui.core.index import build_index
-    from tracetui.core.runset import open_paths
-    from tracetui.core.trends import trend_summary
+    from tracetui.store.index import build_index
+    from tracetui.store.runset import open_paths
+    from tracetui.analysis.trends import trend_summary
 
     index = build_index(open_paths([str(creep_run(tmp_path / "creep"))])[0])
     assert headline(trend_summary(index)) == Headline(

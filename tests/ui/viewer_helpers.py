@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from tracetui.core.runset import open_paths
+from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")

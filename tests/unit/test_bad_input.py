@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from records import encode_line, tool
-from tracetui.core.index import BAD, build_index
-from tracetui.core.reader import iter_lines
-from tracetui.core.runset import open_path
+from tracetui.store.index import BAD, build_index
+from tracetui.store.reader import iter_lines
+from tracetui.store.runset import open_path
 
 GOOD = encode_line(tool("before"))
 AFTER = encode_line(tool("after"))
@@ -122,7 +122,7 @@ def test_member_rotated_away_after_indexing(make_run: Any) -> None:
 
 
 def test_iter_lines_handles_lines_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tracetui.core.reader as reader
+    import tracetui.store.reader as reader
 
     monkeypatch.setattr(reader, "CHUNK", 3)
     data = b"a\nbbbbbbb\n\nccc"

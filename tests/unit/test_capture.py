@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from tracetui.core.capture import StreamTap, run_captured, trim_end, trim_start
+from tracetui.record.capture import StreamTap, run_captured, trim_end, trim_start
 
 EURO = "€".encode()
 

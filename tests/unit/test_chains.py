@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from records import tool
-from tracetui.core.chains import ChainIndex
-from tracetui.core.index import build_index
-from tracetui.core.runset import open_path
+from tracetui.analysis.chains import ChainIndex
+from tracetui.store.index import build_index
+from tracetui.store.runset import open_path
 
 
 def index_of(make_run: Any, records: list[dict[str, Any]], members: int = 1) -> Any:

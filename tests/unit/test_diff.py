@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tracetui.core import diff
-from tracetui.core.markers import marker_line
-from tracetui.core.normalize import RULE_NAMES, normalize_text, parse_rules
-from tracetui.core.spans import normalize
+from tracetui.rerun import diff
+from tracetui.model.markers import marker_line
+from tracetui.rerun.normalize import RULE_NAMES, normalize_text, parse_rules
+from tracetui.model.spans import normalize
 
 
 def sha(data: bytes) -> str:

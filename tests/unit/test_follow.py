@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tracetui.core.follow import Follower
-from tracetui.core.index import build_index
-from tracetui.core.reader import BadLine
-from tracetui.core.runset import open_path
+from tracetui.live.follow import Follower
+from tracetui.store.index import build_index
+from tracetui.store.reader import BadLine
+from tracetui.store.runset import open_path
 
 
 def rec(i: int) -> bytes:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tracetui.core.follow import Follower
-from tracetui.core.reader import BadLine
-from tracetui.core.runset import open_path
+from tracetui.live.follow import Follower
+from tracetui.store.reader import BadLine
+from tracetui.store.runset import open_path
 
 WRITER = r'''
 import json, os, random, shutil, sys, time

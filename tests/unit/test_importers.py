@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tracetui.core import index as index_mod
-from tracetui.core import runset
-from tracetui.core.importers import sniff
+from tracetui.store import index as index_mod
+from tracetui.store import runset
+from tracetui.importers import sniff
 
 AGENTS = os.path.join(os.path.dirname(__file__), os.pardir, "data", "agents")
 ROLLOUT = "rollout-2025-09-10T09-00-00-0199a300.jsonl"

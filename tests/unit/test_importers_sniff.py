@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from tracetui.core import index as index_mod
-from tracetui.core import runset
-from tracetui.core.importers import ImportProblem, convert, sniff
-from tracetui.core.markers import find_marker
+from tracetui.store import index as index_mod
+from tracetui.store import runset
+from tracetui.importers import ImportProblem, convert, sniff
+from tracetui.model.markers import find_marker
 
 AGENTS = os.path.join(os.path.dirname(__file__), os.pardir, "data", "agents")
 

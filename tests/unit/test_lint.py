@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from records import tool
-from tracetui.core.index import build_index
-from tracetui.core.lint import RULES, lint_index
-from tracetui.core.runset import open_path
+from tracetui.store.index import build_index
+from tracetui.analysis.lint import RULES, lint_index
+from tracetui.store.runset import open_path
 
 CUT = {"stdout_bytes": 9000, "stdout_cap": 8192, "stdout_truncated": True, "stdout_clip": "head",
        "stdout_sha256": None, "stdout_head_bytes": 8192, "ok_preview": False,

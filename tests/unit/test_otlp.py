@@ -17,9 +17,9 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from records import tool
-from tracetui.core import otlp
-from tracetui.core.index import build_index
-from tracetui.core.runset import open_path
+from tracetui.export import otlp
+from tracetui.store.index import build_index
+from tracetui.store.runset import open_path
 
 RECORDS = [
     tool("a1", tool_name="pytest", argv=["pytest", "-q"], exit_code=1, started_at="2026-11-02T09:00:00.250Z",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from records import tool
-from tracetui.core.index import build_index, peek_index
-from tracetui.core.runset import open_path
+from tracetui.store.index import build_index, peek_index
+from tracetui.store.runset import open_path
 
 
 def test_peek_matches_the_tail_of_the_full_index(make_run: Any) -> None:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tracetui.core.capture import StreamTap
-from tracetui.core.record import build_view, item_counts, item_spans, json_items, tap_limits
-from tracetui.core.redact import Redactor
+from tracetui.record.capture import StreamTap
+from tracetui.record.recorder import build_view, item_counts, item_spans, json_items, tap_limits
+from tracetui.record.redact import Redactor
 
 
 def counts(data: bytes, cap: int | None, clip: str = "head"):

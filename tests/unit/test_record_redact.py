@@ -6,9 +6,9 @@ import hashlib
 
 import pytest
 
-from tracetui.core.capture import StreamTap
-from tracetui.core.record import build_view, tap_limits
-from tracetui.core.redact import REPLACEMENT, Redactor
+from tracetui.record.capture import StreamTap
+from tracetui.record.recorder import build_view, tap_limits
+from tracetui.record.redact import REPLACEMENT, Redactor
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 

@@ -11,8 +11,8 @@ import time
 import orjson
 import pytest
 
-from tracetui.core.markers import marker_line
-from tracetui.core.record import (
+from tracetui.model.markers import marker_line
+from tracetui.record.recorder import (
     DEFAULT_CAP, DEFAULT_CLIP, DEFAULT_KEEP, DEFAULT_LOG, DEFAULT_MAX_BYTES, CLIPS, new_command_id,
     run_with_feedback,
 )
@@ -197,7 +197,7 @@ def test_interrupt_kills_group_and_says_so(tmp_path):
     # A recorder in a subprocess gets SIGINT like a Ctrl-C; its child sleeps in its own session.
     log = tmp_path / "run.jsonl"
     code = (
-        "import sys; from tracetui.core.record import run_with_feedback\n"
+        "import sys; from tracetui.record.recorder import run_with_feedback\n"
         f"r = run_with_feedback(['sleep', '30'], log={str(log)!r}, handle_signals=True)\n"
         "sys.exit(r.exit_status)\n"
     )

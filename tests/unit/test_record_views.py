@@ -6,10 +6,10 @@ import hashlib
 
 import pytest
 
-from tracetui.core.capture import StreamData, StreamTap
-from tracetui.core.markers import marker_line, split_preview
-from tracetui.core.record import build_view, tap_limits
-from tracetui.core.redact import Redactor
+from tracetui.record.capture import StreamData, StreamTap
+from tracetui.model.markers import marker_line, split_preview
+from tracetui.record.recorder import build_view, tap_limits
+from tracetui.record.redact import Redactor
 
 CAP = 10
 

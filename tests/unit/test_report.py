@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from records import tool
-from tracetui.core import diff
-from tracetui.core.index import build_index
-from tracetui.core.markers import marker_line
-from tracetui.core.report import ReportError, code_span, fence, find_row, render_report, rerun_verdict
-from tracetui.core.runset import open_path
-from tracetui.core.spans import normalize
+from tracetui.rerun import diff
+from tracetui.store.index import build_index
+from tracetui.model.markers import marker_line
+from tracetui.export.report import ReportError, code_span, fence, find_row, render_report, rerun_verdict
+from tracetui.store.runset import open_path
+from tracetui.model.spans import normalize
 
 CAP = 64
 PASSING = "".join(f"test_{i:02d} PASSED\n" for i in range(8))  # 8 lines of 15 bytes

@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from records import tool
 
-from tracetui.core import diff, rerun
-from tracetui.core.chains import ChainIndex
-from tracetui.core.index import SIDECAR, RunIndex, build_index
-from tracetui.core.lint import lint_index
-from tracetui.core.normalize import RULE_NAMES
-from tracetui.core.record import run_with_feedback
-from tracetui.core.runset import open_path, sidecar_path
+from tracetui.rerun import diff
+from tracetui.rerun import runner as rerun
+from tracetui.analysis.chains import ChainIndex
+from tracetui.store.index import SIDECAR, RunIndex, build_index
+from tracetui.analysis.lint import lint_index
+from tracetui.rerun.normalize import RULE_NAMES
+from tracetui.record.recorder import run_with_feedback
+from tracetui.store.runset import open_path, sidecar_path
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[2]
@@ -304,9 +305,9 @@ def test_rerunnable_true_and_absent_are_accepted(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ memory
 BIG = textwrap.dedent("""\
     import json, os, resource, sys
-    from tracetui.core import rerun
-    from tracetui.core.index import build_index
-    from tracetui.core.runset import open_path
+    from tracetui.rerun import runner as rerun
+    from tracetui.store.index import build_index
+    from tracetui.store.runset import open_path
     ix = build_index(open_path(sys.argv[1])[0])
     target = rerun.find_target([ix], "big")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracetui.core.capture import StreamTap
+from tracetui.record.capture import StreamTap
 
 CASES = [
     ("whitespace-only", [b" \n" * 4096] * 8, None),

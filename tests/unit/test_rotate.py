@@ -8,7 +8,7 @@ import os
 import orjson
 import pytest
 
-from tracetui.core.rotate import append_record, encode_line, rotate
+from tracetui.record.rotate import append_record, encode_line, rotate
 
 
 def names(folder) -> list[str]:

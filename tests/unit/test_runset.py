@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from records import tool
-from tracetui.core.index import build_index
-from tracetui.core.runset import RunSetError, open_path, split_member_name
+from tracetui.store.index import build_index
+from tracetui.store.runset import RunSetError, open_path, split_member_name
 
 SPLITS = [
     ("base", "B", ("B", 0, False)),

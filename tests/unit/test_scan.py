@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from records import encode_line, tool
-from tracetui.core import fastindex
-from tracetui.core.index import RunIndex, build_index
-from tracetui.core.runset import open_path
+from tracetui.store import fastindex
+from tracetui.store.index import RunIndex, build_index
+from tracetui.store.runset import open_path
 
 pytestmark = pytest.mark.skipif(not fastindex.available(), reason="C scanner not built")
 

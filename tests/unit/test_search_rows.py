@@ -6,14 +6,14 @@ import os
 
 import pytest
 
-from tracetui.core.index import FAILED, TRUNCATED, build_index
-from tracetui.core.reader import BadLine
-from tracetui.core.rows import (
+from tracetui.store.index import FAILED, TRUNCATED, build_index
+from tracetui.store.reader import BadLine
+from tracetui.analysis.rows import (
     RowView, banner, fmt_duration, fmt_size, fmt_time, items_note, never_shown, row_cells, share,
 )
-from tracetui.core.runset import open_paths
-from tracetui.core.search import matcher
-from tracetui.core.spans import normalize
+from tracetui.store.runset import open_paths
+from tracetui.analysis.search import matcher
+from tracetui.model.spans import normalize
 
 FLAKY = os.path.join(os.path.dirname(__file__), "..", "ui", "data", "flaky")
 
@@ -146,7 +146,7 @@ ROW_QUERIES = [
 
 @pytest.mark.parametrize(("query", "rows"), [c[1:] for c in ROW_QUERIES], ids=[c[0] for c in ROW_QUERIES])
 def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> None:  # type: ignore[no-untyped-def]
-    from tracetui.core.search import row_matcher
+    from tracetui.analysis.search import row_matcher
 
     found = [r for r in range(len(index)) if row_matcher(index, query)(r)]
     assert found == rows
@@ -161,6 +161,6 @@ def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> No
     ("\x1b]0;x\x07abc", "␛]0;x␇ab"),
 ], ids=["recorder", "plain", "short-digits", "none", "escape"])
 def test_short_id(cid: str | None, short: str) -> None:
-    from tracetui.core.rows import short_id
+    from tracetui.analysis.rows import short_id
 
     assert short_id(cid) == short

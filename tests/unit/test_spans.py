@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from records import tool
-from tracetui.core.spans import FEEDBACK, TRACETUI, TRUNCATION_SPAN, NotASpan, normalize
+from tracetui.model.spans import FEEDBACK, TRACETUI, TRUNCATION_SPAN, NotASpan, normalize
 
 TRUNC_SPAN = {
     "span_type": "tool", "tool_name": "pytest", "argv": ["pytest"], "cwd": ".", "returncode": 1,

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from records import tool
-from tracetui.core import trends
-from tracetui.core.index import build_index
-from tracetui.core.runset import open_path
+from tracetui.analysis import trends
+from tracetui.store.index import build_index
+from tracetui.store.runset import open_path
 
 
 def span(cid: str, nbytes: int, hidden: int = 0, exit_code: int = 0, at: str | None = None) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from tracetui.cli import UsageError
-from tracetui.core.index import RunIndex, build_index
-from tracetui.core.runset import RunSetError, open_paths
+from tracetui.store.index import RunIndex, build_index
+from tracetui.store.runset import RunSetError, open_paths
 
 
 def batch_mode() -> None:

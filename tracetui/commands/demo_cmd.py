@@ -66,7 +66,7 @@ def _with_viewer(folder: str, speed: float) -> int:
 
     from textual.message import Message
 
-    from tracetui.core.runset import open_paths
+    from tracetui.store.runset import open_paths
     from tracetui.demo.session import STEPS, run_session
     from tracetui.ui import app as app_module
     from tracetui.ui.app import TraceApp

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tracetui.core.index import RunIndex
+    from tracetui.store.index import RunIndex
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
     from tracetui.commands.common import load_runs
-    from tracetui.core import otlp
+    from tracetui.export import otlp
 
     if not args.otlp_json and not args.endpoint:
         raise UsageError("export: give --otlp-json FILE and/or --endpoint URL")
@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _write_file(path: str, indexes: list[RunIndex]) -> None:
     from tracetui.cli import UsageError
-    from tracetui.core import otlp
+    from tracetui.export import otlp
 
     tmp = f"{path}.tmp-{os.getpid()}"
     try:

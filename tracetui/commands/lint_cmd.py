@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
     from tracetui.commands.common import batch_mode, load_runs
-    from tracetui.core.lint import RULES, WARNING, lint_index
+    from tracetui.analysis.lint import RULES, WARNING, lint_index
 
     if args.list_rules:
         for code, (severity, text) in RULES.items():
@@ -41,7 +41,7 @@ def main(args: argparse.Namespace) -> int:
                "errors": errors, "warnings": warnings}
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        from tracetui.core.text import neutralize_line
+        from tracetui.model.text import neutralize_line
 
         out = sys.stdout
         for i in issues:

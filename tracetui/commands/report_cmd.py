@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
     from tracetui.commands.common import load_runs
-    from tracetui.core.report import ReportError, find_row, render_report
+    from tracetui.export.report import ReportError, find_row, render_report
 
     indexes = load_runs([args.path])
     try:

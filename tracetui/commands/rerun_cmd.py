@@ -46,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def main(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
     from tracetui.commands.common import load_runs
-    from tracetui.core import rerun
-    from tracetui.core.normalize import RULE_NAMES, parse_rules
+    from tracetui.rerun import runner as rerun
+    from tracetui.rerun.normalize import RULE_NAMES, parse_rules
 
     try:
         off = parse_rules(name for group in args.no_normalize for name in group)
@@ -103,13 +103,13 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _line(text: str) -> str:
-    from tracetui.core.text import neutralize_line
+    from tracetui.model.text import neutralize_line
 
     return neutralize_line(text)
 
 
 def _announce(target: Any) -> None:
-    from tracetui.core.text import quote_argv
+    from tracetui.model.text import quote_argv
 
     err = sys.stderr
     err.write("This command comes from a trace file (untrusted input). It will run uncapped:\n")
@@ -157,7 +157,7 @@ def _fmt_bytes(n: int | None) -> str:
 
 
 def _write_block(out: Any, text: str) -> None:
-    from tracetui.core.text import neutralize
+    from tracetui.model.text import neutralize
 
     out.write(neutralize(text))
     if text and not text.endswith("\n"):
@@ -165,8 +165,8 @@ def _write_block(out: Any, text: str) -> None:
 
 
 def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
-    from tracetui.core.spans import STREAMS
-    from tracetui.core.text import neutralize
+    from tracetui.model.spans import STREAMS
+    from tracetui.model.text import neutralize
 
     out = sys.stdout
     span = result.target.span

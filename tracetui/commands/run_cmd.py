@@ -42,7 +42,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-# Same values as tracetui.core.record's DEFAULT_* (a test checks); repeated here so that building
+# Same values as tracetui.record.recorder's DEFAULT_* (a test checks); repeated here so that building
 # the parser for every `tracetui` invocation does not import the recorder.
 DEFAULT_LOG = "feedback_record.jsonl"
 DEFAULT_CAP = 8192
@@ -83,9 +83,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.core.record import run_with_feedback
-    from tracetui.core.redact import Redactor
-    from tracetui.core.rotate import lock_path
+    from tracetui.record.recorder import run_with_feedback
+    from tracetui.record.redact import Redactor
+    from tracetui.record.rotate import lock_path
 
     argv = list(args.argv)
     if argv and argv[0] == "--":

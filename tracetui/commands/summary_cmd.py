@@ -17,8 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import batch_mode, load_runs
-    from tracetui.core.summary import merge, summarize
-    from tracetui.core.trends import trend_summary
+    from tracetui.analysis.summary import merge, summarize
+    from tracetui.analysis.trends import trend_summary
 
     batch_mode()
     indexes = load_runs(args.paths)
@@ -37,7 +37,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"trend       hidden {spark['hidden_share']}  failed {spark['failed']}  size {spark['response_bytes']}")
     lf = result["latest_failure"]
     if lf:
-        from tracetui.core.text import quote_argv
+        from tracetui.model.text import quote_argv
 
         print(f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({lf['file']}:{lf['line']})")
     for chain in result["chains"]:

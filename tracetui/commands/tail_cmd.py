@@ -55,8 +55,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _tail(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
-    from tracetui.core.runset import RunSetError, open_path, open_paths
-    from tracetui.core.watch import DirWatch, make_waiter
+    from tracetui.store.runset import RunSetError, open_path, open_paths
+    from tracetui.live.watch import DirWatch, make_waiter
 
     try:
         runs = open_paths(args.paths)
@@ -111,7 +111,7 @@ def _tail(args: argparse.Namespace) -> int:
 
 
 def _bases_in(folder: str, followed: set[str]) -> set[str]:
-    from tracetui.core.watch import run_bases
+    from tracetui.live.watch import run_bases
 
     return {b for b in run_bases(folder) if os.path.normpath(b) in followed}
 
@@ -120,14 +120,14 @@ class _Source:
     """One followed run: its follower and the rows it produced that are still to print."""
 
     def __init__(self, run: Any, out: _Printer) -> None:
-        from tracetui.core.follow import Follower
+        from tracetui.live.follow import Follower
 
         self.out = out
         self.pending: deque[tuple[int, Any]] = deque()
         self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
 
     def _collect(self, first: int, items: list[Any]) -> None:
-        from tracetui.core.index import SIDECAR
+        from tracetui.store.index import SIDECAR
 
         flags = self.follower.index.flags
         # Re-runs from the sidecar are rows of the index but not spans of the trace.
@@ -164,7 +164,7 @@ class _Printer:
         self.several = several
 
     def note(self, text: str) -> None:
-        from tracetui.core.text import neutralize_line
+        from tracetui.model.text import neutralize_line
 
         print(f"tracetui: {neutralize_line(text)}", file=sys.stderr)
 
@@ -178,7 +178,7 @@ class _Printer:
             return
         text = _text_line(item, path, line)
         if self.several:
-            from tracetui.core.text import neutralize_line
+            from tracetui.model.text import neutralize_line
 
             text = f"{neutralize_line(f.run.name)}  {text}"
         sys.stdout.write(text + "\n")
@@ -223,7 +223,7 @@ def _escape_c1(data: bytes) -> bytes:
 def _json_line(item: Any, path: str, line: int) -> bytes:
     import orjson
 
-    from tracetui.core.reader import BadLine
+    from tracetui.store.reader import BadLine
 
     if isinstance(item, BadLine):
         obj: dict[str, Any] = {"bad_line": True, "file": path, "line": line, "error": item.reason}
@@ -233,8 +233,8 @@ def _json_line(item: Any, path: str, line: int) -> bytes:
 
 
 def _text_line(item: Any, path: str, line: int) -> str:
-    from tracetui.core.reader import BadLine
-    from tracetui.core.text import neutralize_line, quote_argv
+    from tracetui.store.reader import BadLine
+    from tracetui.model.text import neutralize_line, quote_argv
 
     if isinstance(item, BadLine):
         return neutralize_line(f"!! {path}:{line}: {item.reason}")
@@ -257,7 +257,7 @@ def _text_line(item: Any, path: str, line: int) -> str:
 def _short_time(started_at: str | None) -> str:
     if not started_at:
         return "-" * 19
-    from tracetui.core.text import neutralize_line
+    from tracetui.model.text import neutralize_line
 
     # RFC 3339 → "YYYY-MM-DD HH:MM:SS"; anything else is shown as it is (neutralised).
     text = neutralize_line(started_at)

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def main(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
-    from tracetui.core.runset import RunSetError, open_paths
+    from tracetui.store.runset import RunSetError, open_paths
 
     try:
         runs = open_paths(args.paths)

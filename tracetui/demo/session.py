@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracetui.core.record import run_with_feedback
+from tracetui.record.recorder import run_with_feedback
 
 BASE = "feedback_record.jsonl"
 MAX_BYTES = 4096

@@ -23,12 +23,12 @@ from textual.widgets import Footer, Input
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from tracetui.core.chains import ChainIndex
-from tracetui.core.index import FAILED, TRUNCATED, RunIndex, build_index, peek_index
-from tracetui.core.rows import RowView
-from tracetui.core.runset import Run
-from tracetui.core.search import row_matcher
-from tracetui.core.text import quote_argv
+from tracetui.analysis.chains import ChainIndex
+from tracetui.store.index import FAILED, TRUNCATED, RunIndex, build_index, peek_index
+from tracetui.analysis.rows import RowView
+from tracetui.store.runset import Run
+from tracetui.analysis.search import row_matcher
+from tracetui.model.text import quote_argv
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone

@@ -1,6 +1,6 @@
 """Live following in the viewer (SPEC §5 "Live"; docs/live.md, "In the viewer").
 
-A :class:`LiveFollow` owns the :class:`~tracetui.core.follow.Follower` of the open run. The
+A :class:`LiveFollow` owns the :class:`~tracetui.live.follow.Follower` of the open run. The
 follower reads the run itself from its start (its catch-up replaces ``build_index``, which
 would store an unfinished last line as a bad row), on a worker thread; when it has read what
 is there, the app shows the index as usual (the latest failure selected) and the follower's
@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.message import Message
 
-from tracetui.core.follow import Follower
-from tracetui.core.runset import Run, RunSetError, open_path
-from tracetui.core.text import neutralize_line
-from tracetui.core.watch import Waiter, make_waiter
+from tracetui.live.follow import Follower
+from tracetui.store.runset import Run, RunSetError, open_path
+from tracetui.model.text import neutralize_line
+from tracetui.live.watch import Waiter, make_waiter
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
 from tracetui.ui.screens.run_picker import RunPicker
 

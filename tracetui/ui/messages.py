@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from tracetui.core.index import RunIndex
+from tracetui.store.index import RunIndex
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The viewer's ``e`` key: the selected span's chain postmortem, written to a Markdown file.
 
-The report is :func:`tracetui.core.report.render_report` (the same text as ``tracetui report``),
+The report is :func:`tracetui.export.report.render_report` (the same text as ``tracetui report``),
 written to ``tracetui-report-<id>.md`` in the current directory. An existing file is never
 replaced: the next free ``-2``, ``-3``… name is taken, and the name is claimed with
 ``O_EXCL`` so two viewers exporting at once cannot write over each other either.
@@ -17,9 +17,9 @@ from functools import partial
 
 from textual.app import App
 
-from tracetui.core.index import BAD, RunIndex
-from tracetui.core.report import render_report
-from tracetui.core.text import neutralize_line
+from tracetui.store.index import BAD, RunIndex
+from tracetui.export.report import render_report
+from tracetui.model.text import neutralize_line
 
 MAX_SUFFIX = 999
 """Give up after this many reports of one span in one directory (something else is wrong)."""

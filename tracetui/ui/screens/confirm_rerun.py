@@ -19,10 +19,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tracetui.core import rerun
-from tracetui.core.rerun import Target
-from tracetui.core.runset import sidecar_path
-from tracetui.core.text import neutralize_line, quote_argv
+from tracetui.rerun import runner as rerun
+from tracetui.rerun.runner import Target
+from tracetui.store.runset import sidecar_path
+from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
 
 if TYPE_CHECKING:

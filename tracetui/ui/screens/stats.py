@@ -1,6 +1,6 @@
 """The trends screen (``s``): how a run changed over its course.
 
-Three charts over the run's buckets (:func:`tracetui.core.trends.trend_summary`): the share of
+Three charts over the run's buckets (:func:`tracetui.analysis.trends.trend_summary`): the share of
 bytes hidden from the agent, failures, and the typical tool response size; above them the
 headline numbers and whether the hidden share drifted between the first and last quarter of
 the run, the thing a reviewer most needs to see at a glance. The summary may read spans (bytes
@@ -23,10 +23,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from tracetui.core.index import RunIndex
-from tracetui.core.rows import fmt_size
-from tracetui.core.text import neutralize_line
-from tracetui.core.trends import BUCKETS, trend_summary
+from tracetui.store.index import RunIndex
+from tracetui.analysis.rows import fmt_size
+from tracetui.model.text import neutralize_line
+from tracetui.analysis.trends import BUCKETS, trend_summary
 from tracetui.ui.widgets.trend_chart import TrendChart
 
 DRIFT = 0.10

@@ -11,10 +11,10 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tracetui.core.chains import Chain, ChainIndex, ChainNode
-from tracetui.core.index import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED, RunIndex
-from tracetui.core.rows import fmt_exit, short_id
-from tracetui.core.text import neutralize_line
+from tracetui.analysis.chains import Chain, ChainIndex, ChainNode
+from tracetui.store.index import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED, RunIndex
+from tracetui.analysis.rows import fmt_exit, short_id
+from tracetui.model.text import neutralize_line
 
 
 class ChainBody(Static):

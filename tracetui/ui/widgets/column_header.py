@@ -1,11 +1,11 @@
-"""The title line above the span list: the same columns :mod:`tracetui.core.rows` fills."""
+"""The title line above the span list: the same columns :mod:`tracetui.analysis.rows` fills."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
 
-from tracetui.core.rows import COLUMNS
+from tracetui.analysis.rows import COLUMNS
 from tracetui.ui.widgets.span_list import RIGHT_ALIGNED
 
 

@@ -1,6 +1,6 @@
 """The detail pane: everything one row says, and what the agent never saw.
 
-Every trace string goes through :func:`tracetui.core.text.neutralize` before it becomes a
+Every trace string goes through :func:`tracetui.model.text.neutralize` before it becomes a
 ``rich.text.Text`` (never markup). Previews can be megabytes: each is drawn bounded, with a note
 saying how much was left out of the drawing (the raw view is bounded the same way).
 """
@@ -13,13 +13,13 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tracetui.core.index import RunIndex
-from tracetui.core.markers import split_preview
-from tracetui.core.reader import BadLine
-from tracetui.core.rows import banner, fmt_duration, items_note, never_shown
-from tracetui.core.runset import Run
-from tracetui.core.spans import Span, StreamFacts
-from tracetui.core.text import neutralize, neutralize_line, quote_argv
+from tracetui.store.index import RunIndex
+from tracetui.model.markers import split_preview
+from tracetui.store.reader import BadLine
+from tracetui.analysis.rows import banner, fmt_duration, items_note, never_shown
+from tracetui.store.runset import Run
+from tracetui.model.spans import Span, StreamFacts
+from tracetui.model.text import neutralize, neutralize_line, quote_argv
 
 MAX_DRAWN = 24_000
 """Characters of one preview part (or of the raw JSON) drawn; the rest is counted, not drawn."""

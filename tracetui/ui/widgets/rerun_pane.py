@@ -2,7 +2,7 @@
 
 Flow: ``r`` → :func:`tracetui.ui.screens.confirm_rerun.start_rerun` finds the target (refusing rows with no argv, a cwd that is
 not there, or ``"rerunnable": false``) → :class:`ConfirmRerun` (nothing runs without a yes) →
-a :class:`RerunPane` mounted in place of the detail pane runs :func:`tracetui.core.rerun.rerun`
+a :class:`RerunPane` mounted in place of the detail pane runs :func:`tracetui.rerun.runner.rerun`
 on a thread worker: elapsed time and byte counts while it runs, Esc cancels (the core kills the
 process group). Then exit and bytes then/now, the hash verdict per stream, and per stream tab
 the normalised diff of the stored preview against the same window of the new output, and what
@@ -31,11 +31,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Checkbox, Static, TabbedContent, TabPane
 
-from tracetui.core import diff, rerun
-from tracetui.core.normalize import RULE_NAMES
-from tracetui.core.runset import Member
-from tracetui.core.spans import STREAMS
-from tracetui.core.text import neutralize, neutralize_line
+from tracetui.rerun import diff
+from tracetui.rerun import runner as rerun
+from tracetui.rerun.normalize import RULE_NAMES
+from tracetui.store.runset import Member
+from tracetui.model.spans import STREAMS
+from tracetui.model.text import neutralize, neutralize_line
 
 if TYPE_CHECKING:
     from tracetui.ui.app import TraceApp

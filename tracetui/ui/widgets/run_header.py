@@ -6,8 +6,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from tracetui.core.index import RunIndex
-from tracetui.core.text import neutralize_line
+from tracetui.store.index import RunIndex
+from tracetui.model.text import neutralize_line
 
 
 class RunHeader(Static):

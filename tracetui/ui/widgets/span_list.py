@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tracetui.core.rows import COLUMNS, RowView, row_cells
+from tracetui.analysis.rows import COLUMNS, RowView, row_cells
 
 RIGHT_ALIGNED = {2, 3, 4, 5}
 """Columns of numbers (exit, duration, out, err) line up on the right."""

@@ -1,0 +1,212 @@
+"""Retry chains: trees built from ``parent_command_id`` over an index's rows.
+
+A span may be retried more than once (a branch); a parent may be missing from the set (rotated
+away); ids may repeat and parents may form a cycle. Every walk here carries a visited set, so bad
+data can make a chain odd but never makes a loop infinite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import islice
+
+from tracetui.store.index import RunIndex
+
+PARENT_MISSING = "parent not in set (rotated away?)"
+
+
+@dataclass(slots=True)
+class ChainNode:
+    """One attempt in a retry tree."""
+
+    row: int
+    attempt: int
+    """1 for the root, 2 for a retry of it, and so on (depth + 1)."""
+    children: list["ChainNode"] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Chain:
+    """The retry tree a row belongs to."""
+
+    root: ChainNode
+    missing_parent: str | None = None
+    """The root's parent id when that parent is not in the set."""
+    cycle: bool = False
+    """True when the parents loop back on themselves (the loop is cut at the root)."""
+
+    def rows(self) -> list[int]:
+        """Every row of the tree, in set order."""
+        out: list[int] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node.row)
+            stack.extend(node.children)
+        return sorted(out)
+
+    def nodes(self) -> list[ChainNode]:
+        """Nodes depth-first, children in set order (the order the tree is drawn in)."""
+        out: list[ChainNode] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.children))
+        return out
+
+
+class ChainIndex:
+    """Children lists and root lookups for one index, rebuilt when the index grows."""
+
+    def __init__(self, index: RunIndex) -> None:
+        self.index = index
+        self._seen = 0
+        """Index length at the last refresh."""
+        self._linked = 0
+        """Entries of ``index.parent_ids`` already linked."""
+        self._children: dict[int, list[int]] = {}
+        self._waiting: dict[str, list[int]] = {}
+        """Parent id → rows naming it, for parents not (yet) in the set: a live run may bring them."""
+
+    def _refresh(self) -> None:
+        """Link the rows appended since the last call (incremental: a live run grows by batches).
+
+        Only rows that name a parent are visited (``parent_ids`` in insertion order, from where
+        the last call stopped), so a million-row index costs its retries, not its rows.
+        """
+        index = self.index
+        n = len(index)
+        if n == self._seen:
+            return
+        parent_ids, id_rows = index.parent_ids, index.id_rows
+        children, waiting = self._children, self._waiting
+        touched: set[int] = set()
+        for row, pid in islice(parent_ids.items(), self._linked, None):
+            prow = id_rows.get(pid)
+            if prow is None:
+                waiting.setdefault(pid, []).append(row)
+            elif prow != row:
+                children.setdefault(prow, []).append(row)
+                touched.add(prow)
+        self._linked = len(parent_ids)
+        # Parents that arrived after their retries (out of order, or a member read late).
+        for pid in [p for p in waiting if p in id_rows]:
+            prow = id_rows[pid]
+            children.setdefault(prow, []).extend(k for k in waiting.pop(pid) if k != prow)
+            touched.add(prow)
+        for prow in touched:  # insertion order is not always row order (patched slow rows)
+            children[prow].sort()
+        self._seen = n
+
+    def parent_row(self, row: int) -> int | None:
+        pid = self.index.parent_ids.get(row)
+        if pid is None:
+            return None
+        prow = self.index.id_rows.get(pid)
+        return None if prow == row else prow
+
+    def root_of(self, row: int) -> tuple[int, bool]:
+        """``(root row, cycle found)`` walking parents up from ``row``."""
+        seen = {row}
+        current = row
+        while True:
+            prow = self.parent_row(current)
+            if prow is None:
+                return current, False
+            if prow in seen:
+                # A loop: cut it at its earliest row so every member agrees on one root.
+                loop = self._loop_from(prow)
+                return min(loop), True
+            seen.add(prow)
+            current = prow
+
+    def _loop_from(self, start: int) -> set[int]:
+        loop = {start}
+        current = self.parent_row(start)
+        while current is not None and current not in loop:
+            loop.add(current)
+            current = self.parent_row(current)
+        return loop
+
+    def chain(self, row: int) -> Chain:
+        """The whole tree ``row`` belongs to."""
+        self._refresh()
+        root_row, cycle = self.root_of(row)
+        root = ChainNode(root_row, 1)
+        seen = {root_row}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            for child in self._children.get(node.row, ()):
+                if child in seen:
+                    cycle = True
+                    continue
+                seen.add(child)
+                cnode = ChainNode(child, node.attempt + 1)
+                node.children.append(cnode)
+                stack.append(cnode)
+        missing = None
+        pid = self.index.parent_ids.get(root_row)
+        if pid is not None and pid not in self.index.id_rows:
+            missing = pid
+        return Chain(root, missing, cycle)
+
+    def multi_attempt_chains(self) -> list[Chain]:
+        """Every chain of two or more attempts, in the set order of their roots."""
+        self._refresh()
+        roots: dict[int, bool] = {}
+        for row in self.index.parent_ids:
+            root, _cycle = self.root_of(row)
+            roots[root] = True
+        chains = [self.chain(r) for r in sorted(roots)]
+        return [c for c in chains if c.root.children]
+
+    def groups(self) -> dict[int, list[int]]:
+        """Root row → every row of its tree in set order, for trees of two or more rows.
+
+        The summary's view of chains, without building node objects (or the children map): for
+        a million-span run with tens of thousands of retries this is what keeps ``summary`` quick.
+        """
+        root_memo: dict[int, int] = {}
+        groups: dict[int, list[int]] = {}
+        for row in self.index.parent_ids:
+            path = []
+            current = row
+            while current not in root_memo:
+                path.append(current)
+                parent = self.parent_row(current)
+                if parent is None or parent in path:
+                    root = current if parent is None else self.root_of(current)[0]
+                    break
+                current = parent
+            else:
+                root = root_memo[current]
+            for r in path:
+                root_memo[r] = root
+        for row, root in root_memo.items():
+            groups.setdefault(root, []).append(row)
+        for root, rows in groups.items():
+            if root not in root_memo:
+                rows.append(root)
+            rows.sort()
+        return {r: groups[r] for r in sorted(groups) if len(groups[r]) > 1}
+
+    def cycles(self) -> list[list[int]]:
+        """Each retry cycle once, as its rows in set order."""
+        found: list[list[int]] = []
+        seen: set[int] = set()
+        for row in self.index.parent_ids:
+            if row in seen:
+                continue
+            path: list[int] = []
+            on_path: set[int] = set()
+            current: int | None = row
+            while current is not None and current not in on_path and current not in seen:
+                path.append(current)
+                on_path.add(current)
+                current = self.parent_row(current)
+            if current is not None and current in on_path:
+                found.append(sorted(path[path.index(current):]))
+            seen.update(path)
+        return found

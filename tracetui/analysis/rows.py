@@ -1,0 +1,260 @@
+"""What the span list shows, without the UI: row views (all rows or a filter) and cell text.
+
+A filtered view is an ``array`` of row numbers, never copies of spans, so filtering a million
+rows costs four bytes a match. Rows only ever arrive at the end of an index; :meth:`RowView.sync`
+extends a filtered view with the new matches. Cell formatting lives here so it can be tested
+without Textual; the UI only picks colours for the style names returned.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tracetui.store.index import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED, RunIndex
+from tracetui.store.reader import BadLine
+from tracetui.model.spans import Span, StreamFacts
+from tracetui.model.text import neutralize_line
+
+
+class RowView:
+    """The rows the list shows: every row of the index, or the rows matching a flag mask."""
+
+    def __init__(self, index: RunIndex, mask: int = 0) -> None:
+        self.index = index
+        self.mask = mask
+        """Flag mask of the filter; 0 means every row."""
+        self.rows: array[int] | None = None if mask == 0 else array("q")
+        self._seen = 0
+        self.sync()
+
+    def sync(self) -> int:
+        """Take in rows appended to the index since the last call; returns how many joined."""
+        n = len(self.index)
+        if self.rows is None:
+            added = n - self._seen
+            self._seen = n
+            return added
+        flags = self.index.flags
+        before = len(self.rows)
+        self.rows.extend(r for r in range(self._seen, n) if flags[r] & self.mask)
+        self._seen = n
+        return len(self.rows) - before
+
+    def __len__(self) -> int:
+        return self._seen if self.rows is None else len(self.rows)
+
+    def row_at(self, pos: int) -> int:
+        """The index row shown at list position ``pos``."""
+        return pos if self.rows is None else self.rows[pos]
+
+    def pos_of(self, row: int) -> int | None:
+        """The list position of index row ``row``, or None when the filter hides it."""
+        if self.rows is None:
+            return row if 0 <= row < self._seen else None
+        i = bisect_left(self.rows, row)
+        return i if i < len(self.rows) and self.rows[i] == row else None
+
+    def nearest_pos(self, row: int) -> int:
+        """The position of ``row``, or of the first shown row after it (the last one if none)."""
+        if self.rows is None:
+            return max(0, min(row, self._seen - 1))
+        i = bisect_left(self.rows, row)
+        return max(0, min(i, len(self.rows) - 1))
+
+    def find(self, pos: int, mask: int, step: int, *, wrap: bool = False) -> int | None:
+        """Position of the next shown row after ``pos`` whose flags meet ``mask``."""
+        if self.rows is None:
+            row = self.index.find(pos, mask, step, wrap=wrap)
+            return None if row is None or row >= self._seen else row
+        flags = self.index.flags
+        rows = self.rows
+        n = len(rows)
+        spans = [range(pos + step, n if step > 0 else -1, step)]
+        if wrap:
+            spans.append(range(0 if step > 0 else n - 1, pos, step))
+        for positions in spans:
+            for p in positions:
+                if flags[rows[p]] & mask:
+                    return p
+        return None
+
+    def search(
+        self, pos: int, match: Callable[[int], bool], step: int = 1,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> int | None:
+        """Position of the next shown row (wrapping) for which ``match(row)`` holds."""
+        n = len(self)
+        for i in range(1, n + 1):
+            if i % 1024 == 0 and cancelled():
+                return None
+            p = (pos + i * step) % n
+            if match(self.row_at(p)):
+                return p
+        return None
+
+
+# ---------------------------------------------------------------------------- cell formatting
+def fmt_size(n: int | None) -> str:
+    """A byte count in at most four characters: ``512``, ``9.8K``, ``16K``, ``1.2M``."""
+    if n is None:
+        return "?"
+    for unit, scale in (("", 1), ("K", 1024), ("M", 1024**2), ("G", 1024**3), ("T", 1024**4)):
+        value = n / scale
+        if unit == "" and n < 1000:
+            return str(n)
+        if unit and value < 9.95:
+            return f"{value:.1f}{unit}"
+        if unit and value < 999.5:
+            return f"{value:.0f}{unit}"
+    return f"{n / 1024**4:.0f}T"
+
+
+def fmt_duration(ms: float | None) -> str:
+    """A duration in at most five characters: ``12ms``, ``1.2s``, ``14s``, ``3m04``, ``2h05``."""
+    if ms is None:
+        return "?"
+    if ms < 1000:
+        return f"{ms:.0f}ms"
+    s = ms / 1000
+    if s < 9.95:
+        return f"{s:.1f}s"
+    if s < 59.5:
+        return f"{s:.0f}s"
+    m, sec = divmod(int(round(s)), 60)
+    if m < 60:
+        return f"{m}m{sec:02d}"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}"
+
+
+def fmt_time(started_at: str | None) -> str:
+    """``HH:MM:SS`` of an RFC 3339 time (as recorded, no clock involved); ``?`` when unknown."""
+    if not started_at:
+        return "?"
+    t = started_at.find("T")
+    if t < 0:
+        t = started_at.find(" ")
+    clock = started_at[t + 1: t + 9] if t >= 0 else started_at[:8]
+    return neutralize_line(clock) or "?"
+
+
+def fmt_stream(s: StreamFacts) -> str:
+    """``bytes/cap`` of a stream: ``16K/8.0K``; no cap → ``16K``; unknown bytes → ``?``."""
+    size = fmt_size(s.bytes)
+    return f"{size}/{fmt_size(s.cap)}" if s.cap is not None else size
+
+
+def fmt_exit(code: int | None) -> str:
+    return "ERR" if code is None else str(code)
+
+
+def short_id(command_id: str | None, width: int = 8) -> str:
+    """The part of an id that tells spans apart: the recorder's ids start with a timestamp
+    (``20261129T231150.848677Z-1b5a45f2``), so their random suffix is shown."""
+    if not command_id:
+        return "-"
+    head, sep, tail = command_id.rpartition("-")
+    if sep and len(head) >= 8 and head[:8].isdigit() and len(tail) >= 4:
+        command_id = tail
+    return neutralize_line(command_id)[:width]
+
+
+def share(part: int, whole: int | None) -> str:
+    """``66%`` of ``whole``; ``<1%`` for a small non-zero part; empty when it cannot be told."""
+    if not whole or part <= 0:
+        return ""
+    pct = part * 100 / whole
+    return "<1%" if pct < 1 else f"{pct:.0f}%"
+
+
+def never_shown(s: StreamFacts) -> str:
+    """The detail pane's verdict on one stream: what the consumer never saw."""
+    if s.truncated is None:
+        return "truncation unknown (no byte counts in this dialect)"
+    if s.truncated is False:
+        return "none: all bytes shown"
+    hidden = s.hidden_bytes
+    if hidden is None:
+        if s.marker is not None and s.marker.count is not None:
+            return f"{s.marker.count:,} {s.marker.unit} never shown (per the marker)"
+        return "truncated; how much is unknown"
+    pct = share(hidden, s.bytes)
+    return f"{hidden:,} bytes ({pct}) never shown" if pct else f"{hidden:,} bytes never shown"
+
+
+def banner(s: StreamFacts) -> str:
+    """The text at the clip point of a preview."""
+    hidden = s.hidden_bytes
+    if hidden is not None and hidden > 0:
+        return f"{hidden:,} bytes the agent never saw"
+    if s.marker is not None and s.marker.count is not None:
+        return f"{s.marker.count:,} {s.marker.unit} the agent never saw"
+    return "output the agent never saw (amount unknown)"
+
+
+def items_note(s: StreamFacts) -> str:
+    """``50 items at source, 20 shown`` when the record knows, else empty."""
+    if s.items is None and s.preview_items is None:
+        return ""
+    src = "?" if s.items is None else f"{s.items:,}"
+    shown = "?" if s.preview_items is None else f"{s.preview_items:,}"
+    return f"{src} items at source, {shown} shown"
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One cell of a list row."""
+
+    text: str
+    """Already neutralised, one line."""
+    style: str
+    """A style name the UI maps to a colour (``failed``, ``null``, ``trunc``, ``dim``, ``""``)."""
+
+
+COLUMNS = (("TIME", 8), ("ID", 8), ("EXIT", 4), ("DUR", 5), ("OUT", 9), ("ERR", 9), ("✂", 1))
+"""Fixed columns before ARGV, which takes the rest of the width."""
+
+
+def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
+    """The cells of one row: the fixed columns, then ARGV (or file:line and reason)."""
+    flags = index.flags[row]
+    if isinstance(item, BadLine) or flags & BAD:
+        if isinstance(item, BadLine):
+            where = f"{os.path.basename(item.file)}:{item.line}"
+            reason = item.reason
+        else:  # the row was a span when indexed but can no longer be read
+            path, line = index.location(row)
+            where, reason = f"{os.path.basename(path)}:{line}", "unreadable"
+        return [
+            Cell("", ""), Cell("", ""), Cell("BAD", "bad"), Cell("", ""), Cell("", ""),
+            Cell("", ""), Cell("", ""),
+            Cell(neutralize_line(f"{where}  {reason}"), "bad"),
+        ]
+    span = item
+    if flags & NULL_EXIT:
+        exit_style = "null"
+    elif flags & FAILED:
+        exit_style = "failed"
+    else:
+        exit_style = "ok"
+    if flags & TRUNCATED:
+        mark, mark_style = "✂", "trunc"
+    elif flags & TRUNC_UNKNOWN:
+        mark, mark_style = "?", "dim"
+    else:
+        mark, mark_style = "", ""
+    argv = " ".join(span.argv) if span.argv else (span.tool_name or "?")
+    return [
+        Cell(fmt_time(span.started_at), "dim"),
+        Cell(short_id(span.command_id), "dim"),
+        Cell(fmt_exit(span.exit_code), exit_style),
+        Cell(fmt_duration(span.duration_ms), "dim"),
+        Cell(fmt_stream(span.stdout), "trunc" if span.stdout.truncated else ""),
+        Cell(fmt_stream(span.stderr), "trunc" if span.stderr.truncated else ""),
+        Cell(mark, mark_style),
+        Cell(neutralize_line(argv), "failed" if flags & FAILED else ""),
+    ]

@@ -1,0 +1,70 @@
+"""The facts of a run for scripts (``tracetui summary --json``, SPEC §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracetui.analysis.chains import ChainIndex
+from tracetui.store.index import SIDECAR, RunIndex
+
+
+def summarize(index: RunIndex) -> dict[str, Any]:
+    """The SPEC §4 object for one indexed run."""
+    stats = index.stats
+    bad = [
+        {"file": b.file, "line": b.line, "error": b.reason}
+        for _row, b in sorted(index.bad.items())
+    ]
+    latest = None
+    if index.latest_failure is not None:
+        row = index.latest_failure
+        span = index.span(row)
+        path, line = index.location(row)
+        latest = {
+            "command_id": index.ids[row],
+            "argv": list(span.argv) if span else None,
+            "exit_code": index.exit_code(row),
+            "file": path,
+            "line": line,
+        }
+    chains = []
+    has_sidecar = any(m.member.number < 0 for m in index.members)
+    ids = index.ids
+    for root, rows in ChainIndex(index).groups().items():
+        if has_sidecar:  # re-runs belong to chains in the viewer, not to the trace's facts
+            rows = [r for r in rows if not index.flags[r] & SIDECAR]
+            if len(rows) < 2:
+                continue
+        chains.append({
+            "root": ids[root],
+            "attempts": [ids[r] for r in rows],
+            "final_exit_code": index.exit_code(rows[-1]),
+        })
+    return {
+        "files": [m.member.path for m in index.members if m.member.number >= 0],
+        "spans": stats.spans,
+        "bad_lines": bad,
+        "failed": stats.failed,
+        "truncated": stats.truncated,
+        "hidden_bytes": stats.hidden_bytes,
+        "latest_failure": latest,
+        "chains": chains,
+    }
+
+
+def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One object for several runs: totals over all, latest failure of the last run that has one."""
+    if len(summaries) == 1:
+        return summaries[0]
+    out: dict[str, Any] = {
+        "files": [f for s in summaries for f in s["files"]],
+        "spans": sum(s["spans"] for s in summaries),
+        "bad_lines": [b for s in summaries for b in s["bad_lines"]],
+        "failed": sum(s["failed"] for s in summaries),
+        "truncated": sum(s["truncated"] for s in summaries),
+        "hidden_bytes": sum(s["hidden_bytes"] for s in summaries),
+        "latest_failure": next((s["latest_failure"] for s in reversed(summaries) if s["latest_failure"]), None),
+        "chains": [c for s in summaries for c in s["chains"]],
+        "runs": summaries,
+    }
+    return out

@@ -1,0 +1,173 @@
+"""How a run changed over its course: hidden share, failures and response sizes per bucket.
+
+The spans of a run (re-runs from the sidecar and bad lines left out) are cut into at most
+``buckets`` consecutive groups of equal span count, in set order. Set order is append order,
+which is time order for a run written by one agent, so a bucket is a stretch of the run's time;
+each bucket names the ``started_at`` of its first and last span (two parses per bucket).
+
+Why by position and not by equal stretches of ``started_at``: binning by time needs the start
+of every span, which for a million spans means parsing a million records. Failures, truncation
+and hidden bytes come from the index's columns (``flags``, ``hidden``) with no parse at all.
+
+Bytes produced are not an index column. Up to :data:`EXACT_LIMIT` spans every span is read and
+the figures are exact; above it :data:`SAMPLE_PER_BUCKET` evenly spaced spans per bucket are read
+and the bucket's bytes produced are estimated from them (``produced_exact`` says which). The
+hidden share of a bucket is its hidden bytes over its bytes produced; when estimated it is
+taken over the sample alone so that it stays a true ratio (never above 100%).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tracetui.store.index import BAD, FAILED, NO_VALUE, SIDECAR, TRUNCATED, RunIndex
+
+BUCKETS = 40
+EXACT_LIMIT = 5000
+"""Runs of up to this many spans have every span read for its bytes produced."""
+SAMPLE_PER_BUCKET = 25
+"""Spans read per bucket above :data:`EXACT_LIMIT`."""
+BARS = "▁▂▃▄▅▆▇█"
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    """One stretch of a run."""
+
+    first_row: int
+    last_row: int
+    spans: int
+    failed: int
+    truncated: int
+    hidden_bytes: int
+    """Bytes withheld from the agent, summed (spans whose hidden bytes are unknown count 0)."""
+    produced_bytes: int | None
+    """Bytes the tools produced (stdout + stderr before any cap); estimated when sampled; None if unknown."""
+    hidden_share: float | None
+    """Hidden over produced, 0…1; None when no span in the bucket records byte counts."""
+    start: str | None
+    """``started_at`` of the bucket's first span; None when unrecorded."""
+    end: str | None
+    """``started_at`` of the bucket's last span; None when unrecorded."""
+
+
+def span_rows(index: RunIndex) -> list[int]:
+    """Rows that are spans of the trace itself (no bad lines, no sidecar re-runs)."""
+    flags = index.flags
+    skip = BAD | SIDECAR
+    return [r for r in range(len(flags)) if not flags[r] & skip]
+
+
+def _bounds(n: int, buckets: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` positions of ``min(n, buckets)`` near-equal groups."""
+    k = min(n, max(1, buckets))
+    return [(i * n // k, (i + 1) * n // k) for i in range(k)] if n else []
+
+
+def _produced(index: RunIndex, row: int) -> tuple[int, int] | None:
+    """``(bytes produced, bytes hidden)`` of a span when it records any byte count."""
+    span = index.span(row)
+    if span is None:
+        return None
+    known = [s.bytes for s in span.streams if s.bytes is not None]
+    if not known:
+        return None
+    return sum(known), span.hidden_bytes or 0
+
+
+def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], bool]:
+    """The run's buckets, and whether bytes produced are exact (True) or sampled (False)."""
+    rows = span_rows(index)
+    exact = len(rows) <= EXACT_LIMIT
+    out: list[Bucket] = []
+    flags, hidden = index.flags, index.hidden
+    for lo, hi in _bounds(len(rows), buckets):
+        part = rows[lo:hi]
+        failed = sum(1 for r in part if flags[r] & FAILED)
+        truncated = sum(1 for r in part if flags[r] & TRUNCATED)
+        hidden_sum = sum(hidden[r] for r in part if hidden[r] != NO_VALUE)
+        if exact:
+            picked = part
+        else:
+            step = len(part) / SAMPLE_PER_BUCKET
+            picked = sorted({part[int(i * step)] for i in range(SAMPLE_PER_BUCKET)}) if step > 1 else part
+        facts = [f for f in (_produced(index, r) for r in picked) if f is not None]
+        produced: int | None = None
+        share: float | None = None
+        if facts:
+            got = sum(p for p, _h in facts)
+            produced = got if exact else round(got * len(part) / len(picked))
+            seen_hidden = hidden_sum if exact else sum(h for _p, h in facts)
+            share = min(1.0, seen_hidden / got) if got else 0.0
+        first, last = index.span(part[0]), index.span(part[-1])
+        out.append(Bucket(
+            part[0], part[-1], len(part), failed, truncated, hidden_sum, produced, share,
+            first.started_at if first else None, last.started_at if last else None,
+        ))
+    return out, exact
+
+
+def sparkline(values: Sequence[float | None], top: float | None = None) -> str:
+    """One bar per value, scaled to ``top`` (default: the largest value).
+
+    Zero is the lowest bar and any value above zero at least the second, so a single failure
+    in a long run still shows; an unknown value is a space.
+    """
+    known = [v for v in values if v is not None]
+    scale = top if top is not None else max(known, default=0)
+    out = []
+    for v in values:
+        if v is None:
+            out.append(" ")
+        elif v <= 0 or scale <= 0:
+            out.append(BARS[0])
+        else:
+            level = 1 + int(min(1.0, v / scale) * (len(BARS) - 2) + 0.5)
+            out.append(BARS[min(level, len(BARS) - 1)])
+    return "".join(out)
+
+
+def trend_summary(indexes: RunIndex | Sequence[RunIndex], buckets: int = BUCKETS) -> dict[str, Any]:
+    """The ``trend`` object for ``summary --json``: per-bucket series and their sparklines.
+
+    Several runs are trended one after the other, in the order given (each bucketed on its own
+    share of ``buckets``, by span count).
+    """
+    ixs = [indexes] if isinstance(indexes, RunIndex) else list(indexes)
+    counts = [len(span_rows(ix)) for ix in ixs]
+    total = sum(counts)
+    all_buckets: list[Bucket] = []
+    exact = True
+    for ix, n in zip(ixs, counts):
+        if not n:
+            continue
+        share_of = max(1, round(buckets * n / total)) if len(ixs) > 1 else buckets
+        got, ok = buckets_of(ix, share_of)
+        all_buckets.extend(got)
+        exact = exact and ok
+    shares = [b.hidden_share for b in all_buckets]
+    failed = [b.failed for b in all_buckets]
+    mean_size = [
+        None if b.produced_bytes is None else b.produced_bytes / b.spans for b in all_buckets
+    ]
+    return {
+        "buckets": len(all_buckets),
+        "by": "position",
+        "spans": [b.spans for b in all_buckets],
+        "start": [b.start for b in all_buckets],
+        "end": [b.end for b in all_buckets],
+        "failed": failed,
+        "truncated": [b.truncated for b in all_buckets],
+        "hidden_bytes": [b.hidden_bytes for b in all_buckets],
+        "produced_bytes": [b.produced_bytes for b in all_buckets],
+        "hidden_share": [None if s is None else round(s, 4) for s in shares],
+        "mean_response_bytes": [None if m is None else round(m) for m in mean_size],
+        "produced_exact": exact,
+        "sparklines": {
+            "hidden_share": sparkline(shares, top=1.0),
+            "failed": sparkline(failed),
+            "response_bytes": sparkline(mean_size),
+        },
+    }

@@ -1,0 +1,79 @@
+"""Importers for other agents' traces (Claude Code, SWE-agent, mini-swe-agent, OpenHands, Codex,
+Inspect AI). Each is chosen by content, never by file name alone.
+
+The contract with the rest of the core: :func:`sniff` names the format of a file (or None for
+tracetui's own JSONL dialects), and :func:`convert` yields one record dict per tool call in the
+``import/<format>`` dialect, which :func:`tracetui.model.spans.normalize` reads like tracetui/1.
+The index writes those records to a temporary JSONL file and indexes it like any run, so view,
+summary, lint, report, export and rerun all work on imported traces.
+
+A file that sniffs as a format but is broken inside still yields what could be read; the
+conversion then ends by raising :class:`ImportProblem` (a ValueError) whose message lists what
+was skipped, which the index turns into a note on the run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from tracetui.importers._common import ImportProblem, Problems
+from tracetui.importers.sniffing import sniff
+
+__all__ = ["FORMATS", "ImportProblem", "convert", "sniff"]
+
+FORMATS = {
+    "claude-code": "claude_code",
+    "swe-agent": "swe_agent",
+    "mini-swe-agent": "mini_swe_agent",
+    "openhands": "openhands",
+    "codex": "codex",
+    "inspect-ai": "inspect_ai",
+}
+"""Format name → module in this package."""
+
+
+def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
+    """Yield one record per tool call found in ``path`` (format ``fmt``).
+
+    Raises ValueError for an unknown format, OSError when the file cannot be read, and
+    :class:`ImportProblem` (after yielding all it could) when parts of the file were skipped.
+    """
+    name = FORMATS.get(fmt)
+    if name is None:
+        raise ValueError(f"no importer for {fmt!r}")
+    module = importlib.import_module(f"tracetui.importers.{name}")
+    problems = Problems()
+    count = 0
+    try:
+        for record in module.convert(path, problems):
+            count += 1
+            try:
+                orjson.dumps(record)
+            except TypeError:  # an integer beyond 64 bits copied from the source
+                record = _json_safe(record)
+            yield record
+    except (OSError, ImportProblem):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a foreign file may hold any shape: never a traceback
+        problems.add(f"stopped reading: {type(exc).__name__}: {exc}")
+    if count == 0 and not problems.count:
+        raise ImportProblem(f"no tool calls found in this {fmt} trace")
+    problems.raise_if_any(count)
+
+
+_INT64 = 2**63
+
+
+def _json_safe(value: Any) -> Any:
+    """The record with integers beyond 64 bits as text: the index writes it with orjson."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        return str(value)
+    return value

@@ -1,0 +1,112 @@
+"""Claude Code session JSONL: one span per ``tool_use`` in an assistant line, with its result.
+
+The call sits in an assistant line's ``message.content[]`` (``type: tool_use``), the result in a
+later user line's ``message.content[]`` (``type: tool_result``, same ``tool_use_id``), with the
+tool's own view of it in that line's top-level ``toolUseResult``.
+
+Choices (see docs/importers.md):
+- ``parentUuid`` links messages, not retries, so no span gets a parent.
+- Bash calls become ``["bash", "-lc", command]``; other tools ``[name, JSON input]``.
+- Exit: ``Exit code N`` at the start of the result text; else ``is_error`` alone is a failure
+  with no code; else 0 (the tool reported success).
+- The result text is what the model saw. For Bash, ``toolUseResult.stdout``/``stderr`` is the
+  tool's own copy: when it is longer and carries no marker it is the full output.
+- Timing: the call line's timestamp, and the time until the result line (approximate).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from tracetui.importers._common import (
+    NO_CODE, InOrder, Problems, base_record, duration_ms, guarded, iter_jsonl, one_line, set_exit,
+    set_output, shell_argv, text_of, tool_argv,
+)
+
+FORMAT = "claude-code"
+_EXIT = re.compile(r"\AExit code (-?\d+)\b")
+_INTERRUPTED = "[Request interrupted by user"
+
+
+def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
+    calls = InOrder()
+    for line_no, obj in iter_jsonl(path, problems):
+        if not isinstance(obj, dict):
+            continue
+        msg = obj.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if not isinstance(content, list):
+            continue
+        if obj.get("type") == "assistant":
+            for item in content:
+                if isinstance(item, dict) and item.get("type") == "tool_use":
+                    rec = guarded(problems, f"line {line_no}", _call, path, line_no, obj, item)
+                    if rec is not None:
+                        calls.add(str(rec["command_id"]), rec)
+        elif obj.get("type") == "user":
+            results = [i for i in content if isinstance(i, dict) and i.get("type") == "tool_result"]
+            # toolUseResult belongs to the line; it can only be matched when the line holds one result.
+            tool_result = obj.get("toolUseResult") if len(results) == 1 else None
+            for item in results:
+                key = str(item.get("tool_use_id"))
+                rec = calls.get(key)
+                if rec is None or key in calls.finished:
+                    problems.add(f"line {line_no}: result for a call not in the file ({key})")
+                    continue
+                guarded(problems, f"line {line_no}", _result, rec, item, tool_result, obj, line_no)
+                yield from calls.finish(key)
+    for _key, rec in calls.rest():
+        if rec.get("result_line") is None:
+            # A call with no result: the session ended (or was cut) while the tool ran.
+            set_exit(rec, None, "no result recorded (the session ended before the tool returned?)")
+        yield rec
+
+
+def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    name = str(item.get("name") or "?")
+    args = item.get("input") if isinstance(item.get("input"), dict) else {}
+    command = args.get("command")
+    shell = name == "Bash" and isinstance(command, str)
+    argv = shell_argv(command) if shell else tool_argv(name, args)
+    rec = base_record(FORMAT, path, str(item.get("id") or f"line{line_no}"), name, argv, rerunnable=shell)
+    rec["cwd"] = obj.get("cwd") if isinstance(obj.get("cwd"), str) else None
+    rec["started_at"] = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+    rec["agent_note"] = one_line(args.get("description"))
+    rec["source_line"] = line_no
+    content = obj["message"]["content"]
+    rec["source_index"] = content.index(item)
+    rec["session_id"] = obj.get("sessionId")
+    return rec
+
+
+def _result(rec: dict[str, Any], item: dict[str, Any], tool_result: Any, obj: dict[str, Any],
+            line_no: int) -> bool:
+    text = text_of(item.get("content"))
+    rec["result_line"] = line_no
+    rec["duration_ms"] = duration_ms(rec["started_at"], obj.get("timestamp"))
+    full = None
+    if rec["tool_name"] == "Bash" and isinstance(tool_result, dict):
+        out, err = tool_result.get("stdout"), tool_result.get("stderr")
+        if isinstance(out, str) or isinstance(err, str):
+            out = out if isinstance(out, str) else ""
+            err = err if isinstance(err, str) else ""
+            # The model reads both streams as one text, so they are one stream here too.
+            full = out + ("\n" + err if out and err else err)
+            if err:
+                rec["full_stderr"] = err
+        if tool_result.get("interrupted") is True:
+            rec["interrupted"] = True
+    # Claude Code marks every cut it makes, so no marker means the model read it all.
+    set_output(rec, text, full=full, complete=True)
+    m = _EXIT.match(text)
+    if m:
+        set_exit(rec, int(m.group(1)))
+    elif rec.get("interrupted") or text.startswith(_INTERRUPTED):
+        set_exit(rec, None, "interrupted by the user before it finished")
+    elif item.get("is_error") is True:
+        set_exit(rec, None, NO_CODE + (f": {one_line(text)}" if one_line(text) else ""))
+    else:
+        set_exit(rec, 0)
+    return True

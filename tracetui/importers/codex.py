@@ -1,0 +1,222 @@
+"""Codex CLI: the ``codex exec --json`` event stream, and rollout files (``rollout-*.jsonl``).
+
+- exec stream: ``item.started`` / ``item.completed`` events whose ``item`` has ``type:
+  "command_execution"``, paired by ``item.id``; ``command`` is a shell string
+  (``/bin/bash -lc '…'``), split into argv with shell rules; ``aggregated_output`` is the whole
+  output (what the model read is not in this stream), ``exit_code`` and ``status``.
+- rollout: lines ``{timestamp, type, payload}``. Calls and results are joined by ``call_id``
+  across ``response_item`` (``function_call`` / ``local_shell_call`` and
+  ``function_call_output``) and ``event_msg`` (``exec_command_begin`` / ``exec_command_end``
+  with ``stdout``, ``stderr``, ``aggregated_output``, ``exit_code``, ``duration``,
+  ``formatted_output``). ``formatted_output`` (else the function call output) is the preview:
+  what the model saw; ``aggregated_output`` is the full output.
+
+Events may be nested under a key (``data``, ``event``, ``msg``, ``payload``) by a wrapper; the
+outer ``timestamp`` is used when present. No parent links: Codex does not retry a call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from typing import Any
+
+from tracetui.importers._common import (
+    InOrder, Problems, as_int, base_record, duration_ms, iter_jsonl, parse_time, set_exit, set_output,
+    shell_argv, text_of,
+)
+
+FORMAT = "codex"
+_WRAPPERS = ("data", "event", "msg", "payload")
+_SHELL_FUNCTIONS = {"shell", "container.exec", "exec_command", "local_shell", "shell_command"}
+
+
+def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
+    calls = InOrder()
+    done: set[str] = set()  # ids already yielded: a late event for them is ignored
+    cwd: str | None = None
+    for line_no, obj in iter_jsonl(path, problems):
+        if not isinstance(obj, dict):
+            continue
+        ts = next((obj[k] for k in ("timestamp", "ts", "time") if isinstance(obj.get(k), str)), None)
+        ev = _unwrap(obj)
+        kind = ev.get("type")
+        if kind in ("session_meta", "turn_context") or (ev.get("cwd") and kind is None):
+            cwd = ev.get("cwd") if isinstance(ev.get("cwd"), str) else cwd
+            continue
+        item = ev.get("item")
+        if isinstance(kind, str) and kind.startswith("item.") and isinstance(item, dict):
+            if item.get("type") in ("command_execution", "commandExecution") and str(item.get("id")) not in done:
+                if _exec_item(path, calls, line_no, ts, kind, item, cwd):
+                    yield from _ready(calls, done, str(item.get("id")))
+            continue
+        call_id = ev.get("call_id")
+        if call_id is None or str(call_id) in done:
+            continue
+        rec = calls.get(str(call_id))
+        if rec is None:
+            rec = _new(path, str(call_id), line_no, cwd)
+            calls.add(str(call_id), rec)
+        # The last event of a call: its output as sent to the model, or the end of an exec
+        # when no function call asked for one (older exec streams).
+        if _merge(rec, kind, ev, ts) and (kind == "function_call_output" or not rec.get("_wants_output")):
+            yield from _ready(calls, done, str(call_id))
+    for _key, rec in calls.rest():
+        yield _finish(rec)
+
+
+def _ready(calls: InOrder, done: set[str], key: str) -> Iterator[dict[str, Any]]:
+    done.add(key)
+    for rec in calls.finish(key):
+        yield _finish(rec)
+
+
+def _unwrap(obj: dict[str, Any]) -> dict[str, Any]:
+    ev = obj
+    for _ in range(2):  # a wrapper around a rollout line: two levels at most
+        if ev.get("type") in ("event_msg", "response_item") and isinstance(ev.get("payload"), dict):
+            ev = ev["payload"]
+            continue
+        inner = next((ev[k] for k in _WRAPPERS if isinstance(ev.get(k), dict) and "type" in ev[k]), None)
+        if inner is None or (isinstance(ev.get("type"), str) and "item" in ev):
+            break
+        ev = inner
+    return ev
+
+
+def _new(path: str, cid: str, line_no: int, cwd: str | None) -> dict[str, Any]:
+    rec = base_record(FORMAT, path, cid, "shell", [], rerunnable=True)
+    rec["source_line"] = line_no
+    rec["cwd"] = cwd
+    return rec
+
+
+def _argv(command: Any) -> list[str]:
+    if isinstance(command, list) and all(isinstance(a, str) for a in command):
+        return list(command)
+    if isinstance(command, str):
+        try:
+            return shlex.split(command)
+        except ValueError:
+            return shell_argv(command)
+    return []
+
+
+def _exec_item(path: str, calls: InOrder, line_no: int, ts: Any, kind: str,
+               item: dict[str, Any], cwd: str | None) -> bool:
+    """Fold one exec-stream item event in; True when it completes the command."""
+    cid = str(item.get("id"))
+    rec = calls.get(cid)
+    if rec is None:
+        rec = _new(path, cid, line_no, cwd)
+        calls.add(cid, rec)
+        rec["started_at"] = ts if isinstance(ts, str) else None
+    rec["argv"] = _argv(item.get("command")) or rec["argv"]
+    rec["_status"] = item.get("status")
+    if kind == "item.completed":
+        rec["_end_ts"] = ts
+        out = item.get("aggregated_output")
+        rec["_full"] = out if isinstance(out, str) else None
+        rec["_exit"] = as_int(item.get("exit_code"))
+        rec["_ended"] = True
+        return True
+    return False
+
+
+def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> bool:
+    """Fold one event into its call's record; True when the event ends the call."""
+    if kind in ("function_call", "local_shell_call"):
+        args: Any = ev.get("arguments")
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                args = {"command": args}
+        action = ev.get("action") if isinstance(ev.get("action"), dict) else {}
+        args = args if isinstance(args, dict) else action
+        rec["_wants_output"] = True
+        rec["tool_name"] = str(ev.get("name") or "shell")
+        rec["rerunnable"] = rec["tool_name"] in _SHELL_FUNCTIONS or kind == "local_shell_call"
+        rec["argv"] = rec["argv"] or _argv(args.get("command") or args.get("cmd"))
+        workdir = args.get("workdir") or args.get("working_directory")
+        rec["cwd"] = workdir if isinstance(workdir, str) else rec["cwd"]
+        rec["started_at"] = rec["started_at"] or (ts if isinstance(ts, str) else None)
+    elif kind == "exec_command_begin":
+        rec["argv"] = _argv(ev.get("command")) or rec["argv"]
+        rec["cwd"] = ev.get("cwd") if isinstance(ev.get("cwd"), str) else rec["cwd"]
+        rec["started_at"] = ts if isinstance(ts, str) else rec["started_at"]
+    elif kind == "exec_command_end":
+        rec["_ended"] = True
+        rec["_end_ts"] = ts
+        full = ev.get("aggregated_output")
+        if not isinstance(full, str) and isinstance(ev.get("stdout"), str):
+            full = ev["stdout"] + (ev["stderr"] if isinstance(ev.get("stderr"), str) else "")
+        rec["_full"] = full if isinstance(full, str) else None
+        if isinstance(ev.get("stderr"), str) and ev["stderr"]:
+            rec["full_stderr"] = ev["stderr"]
+        if isinstance(ev.get("formatted_output"), str):
+            rec["_seen"] = ev["formatted_output"]
+        rec["_exit"] = as_int(ev.get("exit_code"))
+        rec["duration_ms"] = _duration(ev.get("duration"))
+        return True
+    elif kind == "function_call_output":
+        rec["_ended"] = True
+        out = ev.get("output")
+        meta: dict[str, Any] = {}
+        if isinstance(out, str) and out.startswith("{"):
+            try:
+                parsed = json.loads(out)
+                if isinstance(parsed, dict):
+                    out, meta = parsed.get("output"), parsed.get("metadata") or {}
+            except ValueError:
+                pass
+        rec.setdefault("_seen_call", text_of(out))
+        if rec.get("_exit") is None and isinstance(meta, dict):
+            rec["_exit"] = as_int(meta.get("exit_code"))
+        return True
+    return False
+
+
+def _duration(value: Any) -> float | None:
+    """Codex writes ``{secs, nanos}``; a bare number is taken as seconds, ``"1.5s"``/``"20ms"`` parsed."""
+    if isinstance(value, dict):
+        secs, nanos = as_int(value.get("secs")) or 0, as_int(value.get("nanos")) or 0
+        return round(secs * 1000.0 + nanos / 1e6, 3)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return round(float(value) * 1000.0, 3)
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([\d.]+)\s*(ms|s)\s*", value)
+        if m:
+            return round(float(m.group(1)) * (1.0 if m.group(2) == "ms" else 1000.0), 3)
+    return None
+
+
+def _finish(rec: dict[str, Any]) -> dict[str, Any]:
+    seen = rec.pop("_seen", None) or rec.pop("_seen_call", None)
+    rec.pop("_seen_call", None)
+    full = rec.pop("_full", None)
+    end_ts = rec.pop("_end_ts", None)
+    status = rec.pop("_status", None)
+    rec.pop("_wants_output", None)
+    if rec["duration_ms"] is None:
+        rec["duration_ms"] = duration_ms(rec["started_at"], end_ts) if parse_time(end_ts) else None
+    if seen is not None:
+        # Codex marks the cuts it makes in what the model reads.
+        set_output(rec, seen, full=full, complete=True)
+    elif full is not None:
+        # The exec stream keeps only the whole output: what the model read was not recorded, so
+        # whether it was cut is unknown. A byte count would read as "not truncated": it goes in
+        # a field of its own instead.
+        set_output(rec, full)
+        rec["output_bytes"] = len(full.encode("utf-8", errors="replace"))
+        rec["model_view_recorded"] = False
+    code = rec.pop("_exit", None)
+    if not rec.pop("_ended", False):
+        set_exit(rec, None, "no end event (still running, or the stream was cut)")
+    elif code is None:
+        set_exit(rec, None, "command failed with no exit code recorded" if status == "failed" else "no exit code recorded")
+    else:
+        set_exit(rec, code)
+    return rec

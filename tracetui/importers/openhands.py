@@ -1,0 +1,153 @@
+"""OpenHands: evaluation ``output.jsonl`` (one instance per line, events in ``history[]``), or an
+event stream (one event per line, or one JSON list of events).
+
+An action event (``action: "run"`` with ``args.command``; other tools: ``read``, ``edit``,
+``run_ipython``, ``browse``…) is paired with the observation whose ``cause`` is the action's
+``id`` (or, failing that, the same ``tool_call_metadata.tool_call_id``). Older logs keep
+``history`` as ``[action, observation]`` pairs; both shapes are read.
+
+Exit: ``extras.metadata.exit_code`` (older: ``extras.exit_code``), else the suffix
+``[The command completed with exit code N.]``. OpenHands writes ``-1`` when a command had not
+finished (still running, or timed out): that is no exit status, so it becomes ``exit_code:
+null`` with an error saying so. An ``error`` observation is a failure with no code.
+
+Parent links: an action with ``args.is_input`` sends input to the command still running, so it
+continues that command: its parent is the last command run before it in the same instance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from tracetui.importers._common import (
+    NO_CODE, Problems, as_int, base_record, duration_ms, guarded, iter_jsonl, load_json, one_line,
+    open_bytes, set_exit, set_output, shell_argv, text_of, tool_argv,
+)
+
+FORMAT = "openhands"
+_SUFFIX = re.compile(r"\[The command completed with exit code (-?\d+)\.\]")
+_NOT_TOOLS = {"message", "system", "finish", "think", "recall", "change_agent_state", "null",
+              "condensation", "reject", "delegate", "mcp_list"}
+
+
+def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
+    with open_bytes(path) as fh:
+        first = fh.read(256).lstrip()
+    if first.startswith(b"["):
+        events = load_json(path)
+        yield from _instance(path, None, events, problems, "")
+        return
+    stream: list[Any] = []
+    for line_no, obj in iter_jsonl(path, problems):
+        if isinstance(obj, dict) and isinstance(obj.get("history"), list):
+            instance = obj.get("instance_id")
+            yield from _instance(path, line_no, obj["history"], problems, f"line {line_no}: ",
+                                 str(instance) if instance is not None else None)
+        elif isinstance(obj, dict) and "history" in obj:
+            problems.add(f"line {line_no}: history is not a list")
+        elif isinstance(obj, dict) and ("action" in obj or "observation" in obj):
+            stream.append(obj)
+    if stream:
+        yield from _instance(path, None, stream, problems, "")
+
+
+def _instance(path: str, line_no: int | None, history: Any, problems: Problems, where: str,
+              instance: str | None = None) -> Iterator[dict[str, Any]]:
+    if not isinstance(history, list):
+        problems.add(f"{where}history is not a list")
+        return
+    pairs: list[tuple[int, dict[str, Any], dict[str, Any] | None]] = []
+    if history and all(isinstance(h, list) for h in history):
+        # Older logs: [action, observation] pairs.
+        for i, pair in enumerate(history):
+            if len(pair) == 2 and isinstance(pair[0], dict):
+                pairs.append((i, pair[0], pair[1] if isinstance(pair[1], dict) else None))
+    else:
+        observations: dict[str, dict[str, Any]] = {}
+        by_call: dict[str, dict[str, Any]] = {}
+        for ev in history:
+            if isinstance(ev, dict) and "observation" in ev:
+                if ev.get("cause") is not None:
+                    observations.setdefault(str(ev["cause"]), ev)
+                call_id = _call_id(ev)
+                if call_id:
+                    by_call.setdefault(call_id, ev)
+        for i, ev in enumerate(history):
+            if isinstance(ev, dict) and "action" in ev:
+                obs = observations.get(str(ev.get("id"))) or by_call.get(_call_id(ev) or "\0")
+                pairs.append((i, ev, obs))
+    last_run: str | None = None
+    for i, action, obs in pairs:
+        if not isinstance(action.get("action"), str) or action["action"] in _NOT_TOOLS:
+            continue
+        rec = guarded(problems, f"{where}history[{i}]", _span, path, line_no, i, action, obs, instance)
+        if rec is None:
+            continue
+        if rec["tool_name"] == "run":
+            if rec.pop("_is_input", False):
+                rec["parent_command_id"] = last_run
+            else:
+                last_run = rec["command_id"]
+        rec.pop("_is_input", None)
+        yield rec
+
+
+def _call_id(ev: dict[str, Any]) -> str | None:
+    meta = ev.get("tool_call_metadata")
+    if isinstance(meta, dict) and meta.get("tool_call_id"):
+        return str(meta["tool_call_id"])
+    return None
+
+
+def _span(path: str, line_no: int | None, i: int, action: dict[str, Any], obs: dict[str, Any] | None,
+          instance: str | None) -> dict[str, Any]:
+    kind = str(action["action"])
+    args = action.get("args") if isinstance(action.get("args"), dict) else {}
+    command = args.get("command")
+    shell = kind == "run" and isinstance(command, str)
+    argv = shell_argv(command) if shell else tool_argv(kind, args)
+    ident = action.get("id", i)
+    cid = f"{instance}:{ident}" if instance is not None else str(ident)
+    rec = base_record(FORMAT, path, cid, kind, argv, rerunnable=shell)
+    if line_no is not None:
+        rec["source_line"] = line_no
+    rec["source_index"] = i
+    if instance is not None:
+        rec["instance_id"] = instance
+    rec["started_at"] = action.get("timestamp") if isinstance(action.get("timestamp"), str) else None
+    rec["agent_note"] = one_line(args.get("thought")) or one_line(action.get("thought"))
+    rec["_is_input"] = args.get("is_input") in (True, "true", "True")
+    if isinstance(args.get("cwd"), str):
+        rec["cwd"] = args["cwd"]
+    if obs is None:
+        set_exit(rec, None, "no observation recorded (the run ended before the command returned?)")
+        return rec
+    rec["duration_ms"] = duration_ms(rec["started_at"], obs.get("timestamp"))
+    text = text_of(obs.get("content"))
+    # Older versions stored the output already cut, so an unmarked text proves nothing.
+    set_output(rec, text)
+    extras = obs.get("extras") if isinstance(obs.get("extras"), dict) else {}
+    meta = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+    if rec["cwd"] is None and isinstance(meta.get("working_dir"), str):
+        rec["cwd"] = meta["working_dir"]
+    if obs.get("observation") == "error":
+        set_exit(rec, None, NO_CODE + (f": {one_line(text)}" if one_line(text) else ""))
+        return rec
+    if not shell:
+        set_exit(rec, 0)
+        return rec
+    code = as_int(meta.get("exit_code"))
+    if code is None:
+        code = as_int(extras.get("exit_code"))
+    if code is None:
+        m = _SUFFIX.search(text) or _SUFFIX.search(str(meta.get("suffix") or ""))
+        code = int(m.group(1)) if m else None
+    if code == -1:
+        set_exit(rec, None, "no exit code: the command had not finished (still running or timed out)")
+    elif code is None:
+        set_exit(rec, None, "no exit code recorded")
+    else:
+        set_exit(rec, code)
+    return rec

@@ -1,0 +1,412 @@
+"""Live following of a run being written and rotated (SPEC §3, §5 Live; docs/live.md).
+
+A :class:`Follower` keeps a :class:`~tracetui.store.index.RunIndex` growing with a run while a
+writer appends to its base file and rotates it. :meth:`Follower.poll_once` reads whatever is new
+and returns; :meth:`Follower.start` does that in a thread woken by file-system events.
+
+Files are known by inode and by their first bytes, never by name, so that:
+
+* a partial last line waits for its newline (read as it is once its file is rotated away);
+* a renamed base is finished through the handle already open, then the new base is followed;
+* after copy-and-truncate the rows read point into the copy, its unread rest is read, and the
+  base starts afresh: nothing is read twice;
+* generations rotated away between two polls are read, oldest first, before the new base;
+* a member compressed to ``.gz`` is re-pointed to a decompressed copy; a deleted one is gone.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, overload
+
+from tracetui.store import fastindex
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import BadLine, RawLine, iter_lines, parse_line
+from tracetui.live.rotation import RotationTracking
+from tracetui.store.runset import Member, Run, sidecar_path
+from tracetui.model.spans import Span
+from tracetui.live.watch import (
+    HEAD,
+    DirWatch,
+    FileState,
+    Waiter,
+    ident_of,
+    iterate_rows,
+    make_waiter,
+    run_loop,
+    spool,
+)
+
+Item = Span | BadLine
+RowsCallback = Callable[[int, "RowItems"], None]
+"""``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
+
+BULK_BYTES = 1 << 20
+"""Unread bytes above which a file is read through the C scanner rather than line by line."""
+
+
+class RowItems(Sequence[Item]):
+    """Rows ``first .. first+count-1`` of an index; rows read in bulk are parsed when looked at.
+
+    The UI only needs to know how many rows arrived; ``tail`` reads each one. Parsing every
+    row of a big catch-up for a callback that only counts them was most of its cost. Rows read
+    line by line (the live steady state) come parsed already, as read: their file may be
+    replaced before anyone looks.
+    """
+
+    def __init__(self, index: RunIndex, first: int, count: int, known: dict[int, Item] | None = None) -> None:
+        self.index, self.first, self.count = index, first, count
+        self.known = known or {}
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, i: int) -> Item: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Item]: ...
+
+    def __getitem__(self, i: int | slice) -> Item | list[Item]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.count))]
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        row = self.first + i
+        got = self.known.get(row)
+        return got if got is not None else self.index.get(row)
+
+
+class Follower(RotationTracking):
+    """Keeps ``index`` (created when not given) growing with the run as it is written."""
+
+    def __init__(
+        self,
+        run: Run,
+        index: RunIndex | None = None,
+        *,
+        on_rows: RowsCallback | None = None,
+        on_new_run: Callable[[str], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
+        backlog: Callable[[], int] | None = None,
+        max_backlog: int = 10_000,
+        batch: int = 5_000,
+        watch_dir: bool = False,
+    ) -> None:
+        if index is not None and len(index):
+            raise ValueError("a Follower reads the run itself: give it an empty index (or none)")
+        self.run = run
+        self.index = index if index is not None else RunIndex(run)
+        self.on_rows = on_rows
+        self.on_note = on_note
+        self.backlog = backlog
+        self.max_backlog = max_backlog
+        self.batch = batch
+        self.base = run.base
+        self.folder = os.path.dirname(run.base) or os.curdir
+        self.base_name = os.path.basename(run.base)
+        self.paused = False
+        """True while the consumer's backlog is over ``max_backlog``."""
+        self.more = False
+        """True when the last poll stopped at ``batch`` rows with more to read."""
+        self.notes: list[str] = []
+        self._files: list[FileState] = []
+        self._live: FileState | None = None
+        self._sidecar: FileState | None = None
+        self._pending: deque[FileState] = deque()
+        """Finished files still to read, oldest first; the live base waits for them."""
+        self._started = False
+        self._budget = 0
+        self._first_row = -1
+        self._count = 0
+        self._known: dict[int, Item] = {}
+        self._dir_mtime = -1
+        self._unsettled = False
+        """A scan left files it could not classify yet: scan again on the next poll."""
+        self.truncated_seen = False
+        self._last_scan = 0.0
+        self._dirwatch = DirWatch(self.folder, on_new_run) if watch_dir and on_new_run else None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._waiter: Waiter | None = None
+
+    # ------------------------------------------------------------------ polling
+    def poll_once(self) -> int:
+        """Read what is new (at most ``batch`` rows); returns the number of rows added."""
+        if self.backlog is not None and self.backlog() >= self.max_backlog:
+            self.paused, self.more = True, False
+            return 0
+        self.paused = False
+        self._budget = self.batch
+        self._first_row, self._count, self._known = -1, 0, {}
+        self.truncated_seen = False
+        if not self._started:
+            self._started = True
+            self._catch_up()
+        self._poll_base()
+        if self._sidecar is None:
+            self._open_sidecar()  # one stat when there is none: a re-run may create it any time
+        if self._sidecar is not None and self._budget > 0:
+            self._ingest(self._sidecar, final=False)
+        if self._dirwatch is not None:
+            self._dirwatch.poll()
+        self.more = self._budget <= 0
+        return self._flush()
+
+    def _flush(self) -> int:
+        count, first, known = self._count, self._first_row, self._known
+        self._count, self._first_row, self._known = 0, -1, {}
+        if count and self.on_rows is not None:
+            self.on_rows(first, RowItems(self.index, first, count, known))
+        return count
+
+    def _catch_up(self) -> None:
+        """Open the members present at start; they are read (oldest first) by the next polls."""
+        for m in self.run.members:
+            try:
+                fh = open(m.path, "rb", buffering=0)
+            except OSError as exc:
+                self._note(f"{m.name}: cannot read: {exc.strerror}")
+                continue
+            # Opened now, so the inode is the one listed even if a rotation renames it next.
+            f = FileState(m.path, m.number, m.gz, ident_of(os.fstat(fh.fileno())), fh=fh)
+            self._files.append(f)
+            if m.number == 0 and not m.gz:
+                self._live = f
+            else:
+                self._pending.append(f)
+        self._open_sidecar(quiet=False)
+        self._scan_if_changed(force=True)
+
+    def _open_sidecar(self, *, quiet: bool = True) -> None:
+        """Start reading the run's re-runs file: at start, or when a first re-run creates it."""
+        path = self.run.sidecar or sidecar_path(self.run.base)
+        try:
+            fh = open(path, "rb", buffering=0)  # noqa: SIM115 - kept open across polls
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if not quiet:
+                self._note(f"{os.path.basename(path)}: cannot read: {exc.strerror}")
+            return
+        self.run.sidecar = path
+        self._sidecar = FileState(path, -1, False, ident_of(os.fstat(fh.fileno())), fh=fh)
+
+    def _drain(self) -> bool:
+        """Read queued finished files in order; False when the batch budget ran out."""
+        while self._pending:
+            f = self._pending[0]
+            try:
+                if f.gz and not f.spooled and f.fh is not None:
+                    raw = f.fh
+                    f.fh = spool(self.index, raw)
+                    f.spooled = True
+                    raw.close()
+                if not self._ingest(f, final=True):
+                    return False
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                self._note(f"{os.path.basename(f.path)}: stopped reading: {exc}")
+            f.close()
+            self._pending.popleft()
+        return True
+
+    def _poll_base(self) -> None:
+        if not self._drain():
+            return
+        try:
+            ident: tuple[int, int] | None = ident_of(os.stat(self.base))
+        except OSError:
+            ident = None
+        live = self._live
+        if live is not None and ident != live.ident:
+            # Rotated away (renamed, deleted): nobody writes it any more. Finish it through
+            # the handle we hold, partial last line included, before anything newer.
+            if not self._ingest(live, final=True):
+                return
+            live.close()
+            self._live = live = None
+            self._scan()
+        elif live is not None and live.fh is not None:
+            try:
+                st: os.stat_result | None = os.fstat(live.fh.fileno())
+            except OSError:
+                st = None
+            if st is not None and live.was_truncated(st):
+                self._on_truncated(live)
+                live = self._live
+            else:
+                # Generations copied and truncated away before we read a byte of them must
+                # be read before what the base holds now.
+                self._scan_if_changed(force=self._unsettled)
+        else:
+            self._scan_if_changed()
+        if not self._drain():
+            return
+        if live is not None:
+            self._ingest(live, final=False)
+            if self.truncated_seen:
+                self.truncated_seen = False
+                self._on_truncated(live)
+                self._drain()
+        elif ident is not None:
+            self._open_base()
+
+    def _open_base(self) -> None:
+        try:
+            fh = open(self.base, "rb", buffering=0)
+        except OSError:
+            return  # gone again between stat and open: the next poll will see it
+        ident = ident_of(os.fstat(fh.fileno()))
+        f = FileState(self.base, 0, False, ident, fh=fh)
+        self._files.append(f)
+        self._live = f
+        self._ingest(f, final=False)
+
+    # ------------------------------------------------------------------ reading
+    def _ingest(self, f: FileState, *, final: bool, budget: bool = True) -> bool:
+        """Read ``f`` from where it stopped; False when the batch budget ran out first.
+
+        For the live base (``final`` False) the lines are only kept if the file still starts
+        with what we have read: a copy-and-truncate between our checks and our read would
+        otherwise hand us the middle of some other line. On a mismatch nothing is kept and
+        ``self.truncated_seen`` is set; the copy will supply those lines.
+        """
+        fh = f.fh
+        if fh is None:
+            return True
+        if fastindex.available() and _unread(fh, f.size) > BULK_BYTES:
+            return self._ingest_bulk(f, final=final, budget=budget)
+        lines: list[RawLine] = []
+        head = f.head
+        complete = True
+        try:
+            fh.seek(f.size)
+            for raw in iter_lines(fh, start_offset=f.size, start_line=f.lines + 1):
+                if not raw.complete and not final:
+                    break  # may still grow: wait for its newline
+                if budget and len(lines) >= self._budget:
+                    complete = False
+                    break
+                if len(head) < HEAD and raw.offset == len(head) and raw.data is not None:
+                    # The head is built from what we read, never re-read later: by then the
+                    # file may have been truncated and rewritten.
+                    head += (raw.data + b"\n" if raw.complete else raw.data)[: HEAD - len(head)]
+                lines.append(raw)
+            if not final and lines and os.pread(fh.fileno(), len(head), 0) != head:
+                self.truncated_seen = True
+                return True
+        except OSError as exc:
+            self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
+        f.head = head
+        for raw in lines:
+            if raw.data is None or raw.data.strip():
+                if f.mno is None:
+                    f.mno = self._register(f)
+                parsed = parse_line(raw, f.path)
+                row = self.index.add_line(f.mno, raw, parsed)  # type: ignore[arg-type]  # a Span has the facts
+                if row is not None:
+                    if self._first_row < 0:
+                        self._first_row = row
+                    self._count += 1
+                    self._known[row] = parsed
+                    if budget:
+                        self._budget -= 1
+            f.size = raw.offset + raw.length + (1 if raw.complete else 0)
+            f.lines = raw.line_no
+        return complete
+
+    def _ingest_bulk(self, f: FileState, *, final: bool, budget: bool) -> bool:
+        """Like :meth:`_ingest`, through the C scanner a few MB at a time (a big catch-up).
+
+        The same rules hold: an unfinished last line of the live base waits for its newline,
+        and lines are kept only while the base still starts with what was read.
+        """
+        fh = f.fh
+        assert fh is not None
+        try:
+            for item in fastindex.scan_stream(fh, f.size, f.lines):
+                if isinstance(item, RawLine):
+                    if not item.complete and not final:
+                        return True  # may still grow: wait for its newline
+                    end, last = item.offset + item.length + (1 if item.complete else 0), item.line_no
+                else:
+                    end, last = fastindex.batch_end(item), fastindex.batch_last_line(item)
+                if f.size == 0 and not f.head:
+                    # Taken as soon as the first lines are read (see _ingest for why it matters).
+                    f.head = os.pread(fh.fileno(), min(HEAD, end), 0)
+                if not final and f.head and os.pread(fh.fileno(), len(f.head), 0) != f.head:
+                    self.truncated_seen = True
+                    return True
+                if f.mno is None:
+                    f.mno = self._register(f)
+                first = len(self.index)
+                fastindex.apply(self.index, f.mno, [item])
+                if len(self.index) > first:
+                    if self._first_row < 0:
+                        self._first_row = first
+                    self._count += len(self.index) - first
+                    if budget:
+                        self._budget -= len(self.index) - first
+                f.size, f.lines = end, last
+                if budget and self._budget <= 0 and (final or _unread(fh, f.size) > 0):
+                    return False
+        except OSError as exc:
+            self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
+        return True
+
+    def _register(self, f: FileState) -> int:
+        """Add ``f`` to the index as a member, with a readable copy for gzip members."""
+        member = Member(f.path, f.number, f.gz)
+        if not f.gz:
+            return self.index.add_member(member)
+        # Our own spool (f.fh) is the readable copy: the .gz may be renamed under us.
+        assert f.fh is not None
+        readable = f.fh.name if isinstance(f.fh.name, str) else f.path
+        return self.index.add_member(member, readable)
+
+    # ------------------------------------------------------------------ rotation
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        if self.on_note is not None:
+            self.on_note(text)
+
+    # ------------------------------------------------------------------ driving
+    def start(self, waiter: Waiter | None = None) -> None:
+        """Follow in a background thread until :meth:`stop`; callbacks run on that thread."""
+        if self._thread is not None:
+            return
+        self._waiter = waiter or make_waiter([self.folder])
+        self._stop.clear()
+        self._thread = threading.Thread(target=run_loop, args=(self, self._waiter, self._stop),
+                                        name="tracetui-follow", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (if any) and close files; the index stays usable."""
+        self._stop.set()
+        if self._waiter is not None:
+            self._waiter.close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        for f in self._files:
+            f.close()
+        if self._sidecar is not None:
+            self._sidecar.close()
+
+    def follow(self, stop: threading.Event | None = None,
+               waiter: Waiter | None = None) -> Iterator[tuple[int, Item]]:
+        """Generator form: yield ``(row, item)`` for each new row, until ``stop`` is set."""
+        return iterate_rows(self, waiter or make_waiter([self.folder]), stop)
+
+
+def _unread(fh: IO[bytes], consumed: int) -> int:
+    try:
+        return os.fstat(fh.fileno()).st_size - consumed
+    except OSError:
+        return 0

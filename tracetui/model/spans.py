@@ -1,0 +1,463 @@
+"""The span model, and normalisation of every dialect a run may contain into it.
+
+A *span* is one run of one command. Records arrive in several dialects (SPEC §2): tracetui's own
+``tracetui/1``, the minimal *truncation-span* contract, and the *feedback-record* shape fed to the
+next agent turn. :func:`normalize` turns any of them into a :class:`Span`; keys it does not know
+are kept in ``Span.raw`` for the raw view. Truncation is judged from evidence (a flag, bytes over
+the cap, or a marker in the preview), never trusted from flags alone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from tracetui.model.markers import Marker, find_marker
+
+STREAMS = ("stdout", "stderr")
+
+TRACETUI = "tracetui/1"
+TRUNCATION_SPAN = "truncation-span"
+FEEDBACK = "feedback-record"
+
+
+class NotASpan(ValueError):
+    """A JSON value that is no record of any known dialect (reported as a bad line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamFacts:
+    """What a record says, and what the evidence shows, about one output stream."""
+
+    name: str
+    """``stdout`` or ``stderr``."""
+    bytes: int | None
+    """Length of the whole stream before any cap; None when the dialect records no byte count."""
+    cap: int | None
+    """The cap in bytes; None when uncapped or unknown."""
+    flag: bool | None
+    """The ``{s}_truncated`` flag as recorded; None when absent."""
+    truncated: bool | None
+    """Judged from evidence (flag, bytes > cap, marker); None means "truncation unknown"."""
+    clip: str | None
+    """Which part the consumer saw: ``head``, ``tail``, ``head_tail``; None when not cut or unsaid."""
+    preview: str
+    """Exactly the text the consumer was shown (untrusted: neutralise before rendering)."""
+    marker: Marker | None
+    """The truncation marker found in the preview, if any."""
+    sha256: str | None
+    """Hash of the whole stream, recorded only when it was not truncated."""
+    full_sha256: str | None
+    """Hash of the whole stream, always (tracetui/1 only)."""
+    head_sha256: str | None
+    """Hash of the kept head window (truncation-span dialect: of the first min(len, 256) bytes)."""
+    head_bytes: int | None
+    """Length of the kept head window; None when not recorded."""
+    tail_sha256: str | None
+    """Hash of the kept tail window (truncation-span dialect: of the last min(len, 256) bytes)."""
+    tail_bytes: int | None
+    """Length of the kept tail window; None when not recorded."""
+    items: int | None
+    """Items in the JSON list at the source; None when the stream is not such JSON."""
+    preview_items: int | None
+    """Complete items in what the consumer was shown; None when unknown."""
+
+    @property
+    def hidden_bytes(self) -> int | None:
+        """Bytes the consumer never saw: 0 when not truncated, None when it cannot be told."""
+        if self.truncated is False:
+            return 0
+        if self.truncated is None:
+            return None
+        if self.bytes is not None and (self.head_bytes is not None or self.tail_bytes is not None):
+            return max(0, self.bytes - (self.head_bytes or 0) - (self.tail_bytes or 0))
+        if self.bytes is not None and self.cap is not None:
+            return max(0, self.bytes - self.cap)
+        if self.marker is not None and self.marker.unit in ("bytes", "chars") and self.marker.count is not None:
+            return self.marker.count  # for characters a lower bound: a character is a byte or more
+        return None
+
+    @property
+    def shown_bytes(self) -> int | None:
+        """Bytes the consumer was shown, when known."""
+        hidden = self.hidden_bytes
+        if self.bytes is None or hidden is None:
+            return None
+        return self.bytes - hidden
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One run of one command, normalised from any dialect."""
+
+    dialect: str
+    """``tracetui/1``, ``truncation-span``, ``feedback-record``, or an importer's name."""
+    command_id: str | None
+    """Unique id of this run; None when the dialect carries none."""
+    parent_command_id: str | None
+    """Id of the attempt this one retries; None for a first attempt."""
+    tool_name: str | None
+    """The tool's name; None when unrecorded (derived from argv[0] for display)."""
+    argv: tuple[str, ...]
+    """The exact argv; empty when the record has none."""
+    cwd: str | None
+    """Working directory as recorded (may be relative to the run's folder); None when unknown."""
+    started_at: str | None
+    """RFC 3339 start time as recorded; None when unknown."""
+    duration_ms: float | None
+    """Wall time in ms; None when unknown."""
+    exit_code: int | None
+    """Exit status (negative = killed by that signal); None when the runner captured none."""
+    error: str | None
+    """Why the runner failed before capturing an exit; None otherwise."""
+    agent_note: str | None
+    """One-line expectation written before the result was read; None when absent."""
+    encoding: str | None
+    """``utf-8`` or ``binary``; None when unrecorded."""
+    ok_preview: bool | None
+    """The record's own claim (exit 0 and nothing truncated); None when absent."""
+    redacted: int | None
+    """Secrets replaced on write; None when unrecorded."""
+    stdout: StreamFacts
+    stderr: StreamFacts
+    problems: tuple[str, ...]
+    """Field-level problems met while normalising (wrong types), for lint and the detail pane."""
+    raw: dict[str, Any]
+    """The record as read, unknown keys included (for the raw view)."""
+
+    @property
+    def streams(self) -> tuple[StreamFacts, StreamFacts]:
+        return (self.stdout, self.stderr)
+
+    @property
+    def failed(self) -> bool:
+        """Nonzero or null exit."""
+        return self.exit_code != 0
+
+    @property
+    def truncated(self) -> bool | None:
+        """True when any stream was cut; None when unknown for a stream and no cut seen."""
+        states = [s.truncated for s in self.streams]
+        if True in states:
+            return True
+        if None in states:
+            return None
+        return False
+
+    @property
+    def hidden_bytes(self) -> int | None:
+        """Sum over both streams; None when neither is known."""
+        values = [s.hidden_bytes for s in self.streams]
+        known = [v for v in values if v is not None]
+        return sum(known) if known else None
+
+    @property
+    def display_name(self) -> str:
+        if self.tool_name:
+            return self.tool_name
+        if self.argv:
+            return os.path.basename(self.argv[0])
+        return "?"
+
+    def stream(self, name: str) -> StreamFacts:
+        return self.stdout if name == "stdout" else self.stderr
+
+
+def detect_dialect(obj: dict[str, Any]) -> str:
+    """Which dialect a record is written in; raises :class:`NotASpan` for none."""
+    schema = obj.get("schema")
+    if schema == TRACETUI:
+        return TRACETUI
+    if isinstance(schema, str) and schema.startswith("import/"):
+        return schema[len("import/"):]  # an importer's record: read like tracetui/1
+    if isinstance(obj.get("schema"), str) and str(obj["schema"]).startswith("tracetui/"):
+        return TRACETUI  # a newer minor version: read what we know
+    if "stdout_tail" in obj or "stderr_tail" in obj or ("command" in obj and "argv" not in obj):
+        return FEEDBACK
+    if obj.get("span_type") == "tool" or "stdout_bytes" in obj or "returncode" in obj:
+        return TRUNCATION_SPAN
+    if "argv" in obj and ("exit_code" in obj or "preview_stdout" in obj):
+        return TRUNCATION_SPAN
+    keys = ", ".join(sorted(obj)[:6]) or "no keys"
+    raise NotASpan(f"not a span record of any known dialect (keys: {keys})")
+
+
+class _Fields:
+    """Typed accessors that record a problem instead of raising on a wrong type."""
+
+    __slots__ = ("obj", "problems")
+
+    def __init__(self, obj: dict[str, Any]) -> None:
+        self.obj = obj
+        self.problems: list[str] = []
+
+    def _wrong(self, key: str, want: str) -> None:
+        value = self.obj.get(key)
+        self.problems.append(f"{key}: expected {want}, got {type(value).__name__}")
+
+    def int_(self, key: str) -> int | None:
+        v = self.obj.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self._wrong(key, "an integer")
+            return None
+        if isinstance(v, float):
+            if not v.is_integer():
+                self._wrong(key, "an integer")
+                return None
+            return int(v)
+        return v
+
+    def num(self, key: str) -> float | None:
+        v = self.obj.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self._wrong(key, "a number")
+            return None
+        return float(v)
+
+    def str_(self, key: str) -> str | None:
+        v = self.obj.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, str):
+            self._wrong(key, "a string")
+            return str(v)
+        return v
+
+    def id_(self, key: str) -> str | None:
+        """Ids are strings; numbers are accepted (as text) since some writers emit them."""
+        v = self.obj.get(key)
+        if v is None or v == "":
+            return None
+        if isinstance(v, (int, str)) and not isinstance(v, bool):
+            return str(v)
+        self._wrong(key, "a string id")
+        return None
+
+    def bool_(self, key: str) -> bool | None:
+        v = self.obj.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, bool):
+            self._wrong(key, "true or false")
+            return None
+        return v
+
+    def text(self, key: str) -> str:
+        v = self.obj.get(key)
+        if v is None:
+            return ""
+        if not isinstance(v, str):
+            self._wrong(key, "a string")
+            return str(v)
+        return v
+
+    def argv(self, key: str) -> tuple[str, ...]:
+        v = self.obj.get(key)
+        if v is None:
+            return ()
+        if isinstance(v, str):
+            self.problems.append(f"{key}: expected an argv list, got a shell string")
+            return (v,)
+        if not isinstance(v, list):
+            self._wrong(key, "a list of strings")
+            return ()
+        if not all(isinstance(a, str) for a in v):
+            self._wrong(key, "a list of strings")
+        return tuple(a if isinstance(a, str) else str(a) for a in v)
+
+
+def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
+    if dialect == FEEDBACK:
+        preview = f.text(f"{s}_tail")
+        marker = find_marker(preview)
+        # No byte counts in this dialect: a marker proves a cut, its absence proves nothing.
+        return StreamFacts(
+            s, None, None, None, True if marker else None, "tail" if marker else None,
+            preview, marker, None, None, None, None, None, None, None, None,
+        )
+    nbytes = f.int_(f"{s}_bytes")
+    cap = f.int_(f"{s}_cap")
+    flag = f.bool_(f"{s}_truncated")
+    preview = f.text(f"preview_{s}")
+    marker = find_marker(preview)
+    truncated = (
+        flag is True
+        or (nbytes is not None and cap is not None and nbytes > cap)
+        or marker is not None
+    )
+    if not truncated and nbytes is None and flag is None:
+        truncated = None  # no byte count, no flag, no marker: nothing tells either way
+    clip = f.str_(f"{s}_clip")
+    if clip not in (None, "head", "tail", "head_tail"):
+        f.problems.append(f"{s}_clip: unknown clip mode {clip!r}")
+        clip = None
+    if truncated and clip is None:
+        clip = (marker.clip if marker else None) or "head"
+    if not truncated:
+        clip = None
+    return StreamFacts(
+        name=s,
+        bytes=nbytes,
+        cap=cap,
+        flag=flag,
+        truncated=truncated,
+        clip=clip,
+        preview=preview,
+        marker=marker,
+        sha256=f.str_(f"{s}_sha256"),
+        full_sha256=f.str_(f"{s}_full_sha256"),
+        head_sha256=f.str_(f"{s}_head_sha256"),
+        head_bytes=f.int_(f"{s}_head_bytes"),
+        tail_sha256=f.str_(f"{s}_tail_sha256"),
+        tail_bytes=f.int_(f"{s}_tail_bytes"),
+        items=f.int_(f"{s}_items"),
+        preview_items=f.int_(f"preview_{s}_items"),
+    )
+
+
+def normalize(obj: Any) -> Span:
+    """Turn one parsed JSON record into a :class:`Span`; raises :class:`NotASpan`."""
+    if not isinstance(obj, dict):
+        raise NotASpan(f"expected a JSON object, got {type(obj).__name__}")
+    dialect = detect_dialect(obj)
+    f = _Fields(obj)
+    if dialect == FEEDBACK:
+        argv = f.argv("command")
+        exit_code = f.int_("exit_code")
+    elif dialect == TRUNCATION_SPAN:
+        argv = f.argv("argv")
+        exit_code = f.int_("returncode") if "returncode" in obj else f.int_("exit_code")
+    else:
+        argv = f.argv("argv")
+        exit_code = f.int_("exit_code")
+    stdout = _stream(f, "stdout", dialect)
+    stderr = _stream(f, "stderr", dialect)
+    return Span(
+        dialect=dialect,
+        command_id=f.id_("command_id"),
+        parent_command_id=f.id_("parent_command_id"),
+        tool_name=f.str_("tool_name"),
+        argv=argv,
+        cwd=f.str_("cwd"),
+        started_at=f.str_("started_at"),
+        duration_ms=f.num("duration_ms"),
+        exit_code=exit_code,
+        error=f.str_("error"),
+        agent_note=f.str_("agent_note"),
+        encoding=f.str_("encoding"),
+        ok_preview=f.bool_("ok_preview"),
+        redacted=f.int_("redacted"),
+        stdout=stdout,
+        stderr=stderr,
+        problems=tuple(f.problems),
+        raw=obj,
+    )
+
+
+# --------------------------------------------------------------------------- fast facts
+# Indexing a million spans cannot afford a full Span per line. quick_facts() computes just what
+# the index keeps, with the same judgement as normalize(); any value of an unexpected type sends
+# the record down the slow path so the two can never disagree (tests compare them).
+
+_INT = int
+_STREAM_KEYS = {
+    s: (f"{s}_bytes", f"{s}_cap", f"{s}_truncated", f"preview_{s}", f"{s}_head_bytes", f"{s}_tail_bytes",
+        f"{s}_tail")
+    for s in STREAMS
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the index keeps of a span."""
+
+    failed: bool
+    exit_code: int | None
+    truncated: bool | None
+    hidden_bytes: int | None
+    command_id: str | None
+    parent_command_id: str | None
+    problems: bool
+
+
+class _Slow(Exception):
+    pass
+
+
+def _opt_int(v: Any) -> int | None:
+    if v is None or type(v) is _INT:
+        return v
+    raise _Slow
+
+
+def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | None, int | None]:
+    kb, kc, kf, kp, khb, ktb, ktail = _STREAM_KEYS[s]
+    if feedback:
+        tail = obj.get(ktail)
+        if tail is not None and type(tail) is not str:
+            raise _Slow
+        if tail and find_marker(tail) is not None:
+            return True, None
+        return None, None
+    nbytes = _opt_int(obj.get(kb))
+    cap = _opt_int(obj.get(kc))
+    flag = obj.get(kf)
+    if flag is not None and type(flag) is not bool:
+        raise _Slow
+    preview = obj.get(kp)
+    if preview is not None and type(preview) is not str:
+        raise _Slow
+    marker = find_marker(preview) if preview else None
+    if flag is True or (nbytes is not None and cap is not None and nbytes > cap) or marker is not None:
+        head, tail = _opt_int(obj.get(khb)), _opt_int(obj.get(ktb))
+        if nbytes is not None and (head is not None or tail is not None):
+            return True, max(0, nbytes - (head or 0) - (tail or 0))
+        if nbytes is not None and cap is not None:
+            return True, max(0, nbytes - cap)
+        if marker is not None and marker.unit in ("bytes", "chars") and marker.count is not None:
+            return True, marker.count  # as StreamFacts.hidden_bytes: chars are a lower bound
+        return True, None
+    if nbytes is None and flag is None:
+        return None, None
+    return False, 0
+
+
+def quick_facts(obj: Any) -> Facts:
+    """The index's facts about one parsed record; raises :class:`NotASpan` like normalize()."""
+    if not isinstance(obj, dict):
+        raise NotASpan(f"expected a JSON object, got {type(obj).__name__}")
+    dialect = detect_dialect(obj)
+    try:
+        feedback = dialect == FEEDBACK
+        if dialect == TRUNCATION_SPAN and "returncode" in obj:
+            exit_code = _opt_int(obj.get("returncode"))
+        else:
+            exit_code = _opt_int(obj.get("exit_code"))
+        out_t, out_h = _stream_facts(obj, "stdout", feedback)
+        err_t, err_h = _stream_facts(obj, "stderr", feedback)
+        cid, pid = obj.get("command_id"), obj.get("parent_command_id")
+        if (cid is not None and type(cid) is not str) or (pid is not None and type(pid) is not str):
+            raise _Slow
+    except _Slow:
+        return _facts_from_span(normalize(obj))
+    truncated = True if (out_t or err_t) else (None if (out_t is None or err_t is None) else False)
+    known = [h for h in (out_h, err_h) if h is not None]
+    return Facts(
+        failed=exit_code != 0,
+        exit_code=exit_code,
+        truncated=truncated,
+        hidden_bytes=sum(known) if known else None,
+        command_id=cid or None,
+        parent_command_id=pid or None,
+        problems=False,
+    )
+
+
+def _facts_from_span(span: Span) -> Facts:
+    return Facts(span.failed, span.exit_code, span.truncated, span.hidden_bytes, span.command_id,
+                 span.parent_command_id, bool(span.problems))

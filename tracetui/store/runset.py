@@ -1,0 +1,186 @@
+"""Discovery of runs and their rotated members (SPEC §3).
+
+A run is a base file ``B`` plus its rotated members ``B.1 … B.N`` (any of them may be gzip'd as
+``B.N.gz``). Set order is oldest first: ``B.N … B.2, B.1, B`` with natural number order, so
+``.10`` sorts before ``.9``'s newer neighbours correctly. A directory holds one run per base file.
+A ``B.reruns.jsonl`` sidecar (written by the re-run feature) belongs to its run: it is never a
+run of its own nor a rotation member.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+SIDECAR_SUFFIX = ".reruns.jsonl"
+_ROTATED = re.compile(r"^(?P<base>.+?)\.(?P<n>\d+)(?P<gz>\.gz)?$")
+# What counts as a run file when a directory is opened (after the rotation suffix is stripped).
+RUN_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+
+
+class RunSetError(Exception):
+    """A path that cannot be opened as a run (missing, unreadable, nothing inside)."""
+
+
+@dataclass(slots=True)
+class Member:
+    """One physical file of a run."""
+
+    path: str
+    """Where the file is now (the follower updates it when the file is rotated)."""
+    number: int
+    """0 for the base file, N for ``B.N``."""
+    gz: bool
+    """Whether the member is gzip-compressed."""
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+
+@dataclass(slots=True)
+class Run:
+    """A base file and its members in set order (oldest first)."""
+
+    base: str
+    """Path of the base file ``B`` (it may not exist if only rotated members remain)."""
+    members: list[Member]
+    sidecar: str | None = None
+    """Path of ``B.reruns.jsonl`` when it exists."""
+    notes: list[str] = field(default_factory=list)
+    """Oddities found while discovering (gaps in the numbering, unreadable members)."""
+    source_format: str | None = None
+    """Another agent's trace format (``claude-code``…) when the run is imported; None for ours."""
+
+    @property
+    def name(self) -> str:
+        folder = os.path.basename(os.path.dirname(os.path.abspath(self.base)))
+        return f"{folder}/{os.path.basename(self.base)}"
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(os.path.abspath(self.base))
+
+    def resolve_cwd(self, cwd: str | None) -> str:
+        """A recorded cwd, with a relative one taken against the run's folder."""
+        if not cwd:
+            return self.folder
+        return cwd if os.path.isabs(cwd) else os.path.normpath(os.path.join(self.folder, cwd))
+
+
+def split_member_name(name: str) -> tuple[str, int, bool]:
+    """``"B.3.gz"`` → ``("B", 3, True)``; ``"B"`` → ``("B", 0, False)``; ``"B.gz"`` → ``("B", 0, True)``."""
+    m = _ROTATED.match(name)
+    if m:
+        return m.group("base"), int(m.group("n")), bool(m.group("gz"))
+    if name.endswith(".gz"):
+        return name[:-3], 0, True
+    return name, 0, False
+
+
+def _join(folder: str, name: str) -> str:
+    # Keep paths in the form the user gave them: `tracetui summary run.jsonl` reports `run.jsonl`.
+    return name if folder == os.curdir else os.path.join(folder, name)
+
+
+def _is_run_base(base_name: str) -> bool:
+    return base_name.endswith(RUN_SUFFIXES) and not base_name.endswith(SIDECAR_SUFFIX)
+
+
+def _run_for(folder: str, base_name: str, names: list[str]) -> Run:
+    members: list[Member] = []
+    for name in names:
+        b, n, gz = split_member_name(name)
+        if b == base_name:
+            members.append(Member(_join(folder, name), n, gz))
+    # When both B.2 and B.2.gz exist (a compressor mid-way), keep the plain one only.
+    by_number: dict[int, Member] = {}
+    notes: list[str] = []
+    for m in members:
+        if m.number in by_number:
+            notes.append(f"both {by_number[m.number].name} and {m.name} exist; reading the plain one")
+            if by_number[m.number].gz and not m.gz:
+                by_number[m.number] = m
+            continue
+        by_number[m.number] = m
+    ordered = sorted(by_number.values(), key=lambda m: -m.number)
+    numbers = sorted(n for n in by_number if n > 0)
+    if numbers:
+        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
+        if missing:
+            notes.append("rotation members missing: " + ", ".join(f".{n}" for n in missing))
+    base = _join(folder, base_name)
+    sidecar = base + SIDECAR_SUFFIX if base_name + SIDECAR_SUFFIX in names else None
+    return Run(base=base, members=ordered, sidecar=sidecar, notes=notes)
+
+
+def sidecar_path(base: str) -> str:
+    """Where the re-runs of a run are appended: ``B`` → ``B.reruns.jsonl``."""
+    return base + SIDECAR_SUFFIX
+
+
+def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:
+    """Other agents' traces in a directory (chosen by content), and the names they claim."""
+    from tracetui import importers
+
+    runs: list[Run] = []
+    claimed: set[str] = set()
+    for name in files:
+        if name.endswith((SIDECAR_SUFFIX, ".lock")) or split_member_name(name)[1] > 0:
+            continue  # rotation members and our own side files are never foreign traces
+        full = _join(folder, name)
+        fmt = importers.sniff(full)
+        if fmt is not None:
+            runs.append(Run(base=full, members=[Member(full, 0, name.endswith(".gz"))], source_format=fmt))
+            claimed.add(name)
+    return runs, claimed
+
+
+def open_path(path: str) -> list[Run]:
+    """The runs at ``path``: one for a file (any member names its run), all bases in a directory."""
+    if not os.path.exists(path):
+        raise RunSetError(f"{path}: no such file or directory")
+    if os.path.isdir(path):
+        try:
+            names = sorted(os.listdir(path))
+        except OSError as exc:
+            raise RunSetError(f"{path}: cannot list directory: {exc.strerror}") from None
+        files = [n for n in names if os.path.isfile(os.path.join(path, n))]
+        runs, claimed = _foreign_runs(path, files)
+        bases = sorted({split_member_name(n)[0] for n in files
+                        if n not in claimed and _is_run_base(split_member_name(n)[0])})
+        runs += [r for r in (_run_for(path, b, [f for f in files if f not in claimed]) for b in bases) if r.members]
+        if not runs:
+            raise RunSetError(f"{path}: no run files (*.jsonl, or another agent's trace) in this directory")
+        return sorted(runs, key=lambda r: r.base)
+    folder, name = os.path.split(path)
+    folder = folder or os.curdir
+    if not os.access(path, os.R_OK):
+        raise RunSetError(f"{path}: permission denied")
+    from tracetui import importers
+
+    fmt = importers.sniff(path)
+    if fmt is not None:
+        return [Run(base=path, members=[Member(path, 0, path.endswith(".gz"))], source_format=fmt)]
+    base_name = split_member_name(name)[0]
+    if name.endswith(SIDECAR_SUFFIX):
+        base_name = name  # opened on purpose: read the sidecar as a run of its own
+    try:
+        names = sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
+    except OSError as exc:
+        raise RunSetError(f"{folder}: cannot list directory: {exc.strerror}") from None
+    return [_run_for(folder, base_name, names)]
+
+
+def open_paths(paths: list[str]) -> list[Run]:
+    """All runs named by several paths, each run once, in the order given."""
+    runs: list[Run] = []
+    seen: set[str] = set()
+    for p in paths:
+        for run in open_path(p):
+            key = os.path.abspath(run.base)
+            if key not in seen:
+                seen.add(key)
+                runs.append(run)
+    return runs
