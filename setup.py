@@ -8,7 +8,11 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("tracetui.store._scan", ["tracetui/store/_scan.c"], optional=True,
-                  extra_compile_args=["-O2"]),
+        Extension(
+            "tracetui.store._scan",
+            ["tracetui/store/_scan.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ],
 )

@@ -26,7 +26,7 @@ from tracetui.live.follow import Follower
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import open_path
 
-WRITER = r'''
+WRITER = r"""
 import json, os, sys, time
 base, rate, seconds, max_bytes, keep = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), 4
 def rotate():
@@ -59,7 +59,7 @@ while True:
         n += 1
     time.sleep(0.0005)
 print(n)
-'''
+"""
 
 
 def cpu_seconds() -> float:
@@ -91,8 +91,12 @@ def latency_run(rate: float, seconds: float, poll: bool) -> dict[str, object]:
     follower = Follower(open_path(base)[0], on_rows=on_rows)
     follower.start()
     time.sleep(0.6)  # let the watcher come up, as it would in the UI
-    out = subprocess.run([sys.executable, "-c", WRITER, base, str(rate), str(seconds), str(256 << 10)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", WRITER, base, str(rate), str(seconds), str(256 << 10)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     written = int(out.stdout)
     deadline = time.time() + 5
     while len(ids) < written and time.time() < deadline:
@@ -137,16 +141,20 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=4.0, help="writer run time per rate")
     ap.add_argument("--idle", type=float, default=10.0, help="idle measurement time")
     args = ap.parse_args()
-    print(f"{'mode':<7} {'rate/s':>7} {'written':>8} {'seen':>8} {'lost':>5} {'dup':>4} "
-          f"{'order':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    print(
+        f"{'mode':<7} {'rate/s':>7} {'written':>8} {'seen':>8} {'lost':>5} {'dup':>4} "
+        f"{'order':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"
+    )
     ok = True
     for poll in (False, True):
         for rate in (500.0, 2000.0):
             r = latency_run(rate, args.seconds, poll)
             ok = ok and r["lost"] == 0 and r["dup"] == 0 and bool(r["in_order"])
-            print(f"{r['mode']:<7} {rate:>7.0f} {r['written']:>8} {r['seen']:>8} {r['lost']:>5} "
-                  f"{r['dup']:>4} {'yes' if r['in_order'] else 'NO':>6} {r['p50']:>8.1f} "
-                  f"{r['p95']:>8.1f} {r['max']:>8.1f}")
+            print(
+                f"{r['mode']:<7} {rate:>7.0f} {r['written']:>8} {r['seen']:>8} {r['lost']:>5} "
+                f"{r['dup']:>4} {'yes' if r['in_order'] else 'NO':>6} {r['p50']:>8.1f} "
+                f"{r['p95']:>8.1f} {r['max']:>8.1f}"
+            )
     print()
     print(f"{'mode':<7} {'idle CPU (% of one core)':>26}")
     for poll in (False, True):

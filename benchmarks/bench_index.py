@@ -96,7 +96,9 @@ def best(results: list[dict]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=os.path.join(HERE, "data", "big"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-tui", action="store_true")
@@ -109,11 +111,21 @@ def main() -> None:
     for name, body in PROBES.items():
         rows.append((name, best([run_probe(body, files, base) for _ in range(args.repeat)])))
     if shutil.which("jq"):
-        query = "jq -c -R 'fromjson? | select((.exit_code // .returncode // 1) != 0) | .command_id' " + " ".join(
-            files) + " | tail -n 1"
-        rows.append(("jq latest failure", best([run_command([query], shell=True) for _ in range(args.repeat)])))
+        query = (
+            "jq -c -R 'fromjson? | select((.exit_code // .returncode // 1) != 0) | .command_id' "
+            + " ".join(files)
+            + " | tail -n 1"
+        )
+        rows.append(
+            (
+                "jq latest failure",
+                best([run_command([query], shell=True) for _ in range(args.repeat)]),
+            )
+        )
     summary = [sys.executable, "-m", "tracetui", "summary", base, "--json"]
-    rows.append(("tracetui summary --json", best([run_command(summary) for _ in range(args.repeat)])))
+    rows.append(
+        ("tracetui summary --json", best([run_command(summary) for _ in range(args.repeat)]))
+    )
     if not args.skip_tui:
         tui = os.path.join(HERE, "bench_tui_open.py")
         if os.path.exists(tui):
@@ -127,13 +139,17 @@ def main() -> None:
     ref = dict(rows)
     loop = ref["orjson.loads loop"]["seconds"]
     jq = ref.get("jq latest failure", {}).get("seconds")
-    print(f"{'measurement':34} {'seconds':>9} {'GB/s':>6} {'vs orjson':>10} {'vs jq':>7} {'peak RSS':>9}")
+    print(
+        f"{'measurement':34} {'seconds':>9} {'GB/s':>6} {'vs orjson':>10} {'vs jq':>7} {'peak RSS':>9}"
+    )
     for name, r in rows:
         s = r["seconds"]
         gbs = f"{size / s / 1e9:6.2f}" if s > 0.05 else "     -"
         vs_jq = f"{s / jq:7.2f}" if jq else "      -"
         print(f"{name:34} {s:9.3f} {gbs} {s / loop:10.2f} {vs_jq} {r.get('rss_mb', 0):8.0f}M")
-    print("\nratios: < 1 means faster than the reference (targets: index <= 0.5x orjson, summary <= 0.2x jq)")
+    print(
+        "\nratios: < 1 means faster than the reference (targets: index <= 0.5x orjson, summary <= 0.2x jq)"
+    )
 
 
 if __name__ == "__main__":

@@ -55,10 +55,20 @@ class ProbeApp(TraceApp):
 
 
 def record(n: int) -> dict[str, object]:
-    return {"schema": "tracetui/1", "span_type": "tool", "command_id": f"ui{n:08d}",
-            "argv": ["bench", str(n)], "exit_code": 1 if n % 50 == 0 else 0,
-            "stdout_bytes": 10, "stderr_bytes": 0, "stdout_cap": 8192, "stderr_cap": 8192,
-            "stdout_truncated": False, "stderr_truncated": False, "preview_stdout": "0123456789"}
+    return {
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "command_id": f"ui{n:08d}",
+        "argv": ["bench", str(n)],
+        "exit_code": 1 if n % 50 == 0 else 0,
+        "stdout_bytes": 10,
+        "stderr_bytes": 0,
+        "stdout_cap": 8192,
+        "stderr_cap": 8192,
+        "stdout_truncated": False,
+        "stderr_truncated": False,
+        "preview_stdout": "0123456789",
+    }
 
 
 async def probe(rate: float, seconds: float) -> dict[str, object]:
@@ -93,7 +103,10 @@ async def probe(rate: float, seconds: float) -> dict[str, object]:
         thread.join()
     lat = sorted((app.seen[k] - t) * 1000 for k, t in app.written.items() if k in app.seen)
     return {
-        "rate": rate, "records": total, "lost": total - len(lat), "duplicated": app.dupes,
+        "rate": rate,
+        "records": total,
+        "lost": total - len(lat),
+        "duplicated": app.dupes,
         "p50": statistics.median(lat) if lat else float("nan"),
         "p95": lat[int(len(lat) * 0.95) - 1] if lat else float("nan"),
         "max": lat[-1] if lat else float("nan"),
@@ -110,8 +123,10 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---|")
     for rate in (float(r) for r in args.rates.split(",")):
         r = asyncio.run(probe(rate, args.seconds))
-        print(f"| {mode} | {rate:,.0f}/s | {r['p50']:.1f} ms | {r['p95']:.1f} ms | {r['max']:.1f} ms "
-              f"| {r['lost']} / {r['duplicated']} |")
+        print(
+            f"| {mode} | {rate:,.0f}/s | {r['p50']:.1f} ms | {r['p95']:.1f} ms | {r['max']:.1f} ms "
+            f"| {r['lost']} / {r['duplicated']} |"
+        )
 
 
 if __name__ == "__main__":

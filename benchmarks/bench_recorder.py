@@ -52,8 +52,24 @@ def main() -> int:
     gen = generator(size)
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "bench.jsonl")
-        recorded = timed([sys.executable, "-m", "tracetui", "run", "--log", log, "--cap", args.cap,
-                          "--clip", args.clip, "--", "sh", "-c", gen])
+        recorded = timed(
+            [
+                sys.executable,
+                "-m",
+                "tracetui",
+                "run",
+                "--log",
+                log,
+                "--cap",
+                args.cap,
+                "--clip",
+                args.clip,
+                "--",
+                "sh",
+                "-c",
+                gen,
+            ]
+        )
         peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         direct = timed(["sh", "-c", f"{gen} > /dev/null"])
         piped = timed(["sh", "-c", f"{gen} | cat > /dev/null"])
@@ -69,7 +85,9 @@ def main() -> int:
     print(f"{'mode':<10}{'seconds':>10}{'MB/s':>10}")
     for name, secs in (("direct", direct), ("piped", piped), ("recorded", recorded)):
         print(f"{name:<10}{secs:>10.2f}{mb / secs:>10.0f}")
-    print(f"ratio recorded/piped: {recorded / piped:.2f}x   recorded/direct: {recorded / direct:.2f}x")
+    print(
+        f"ratio recorded/piped: {recorded / piped:.2f}x   recorded/direct: {recorded / direct:.2f}x"
+    )
     print(f"peak RSS of the recorder: {peak_kib / 1024:.1f} MiB")
     return 0
 

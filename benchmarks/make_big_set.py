@@ -16,9 +16,36 @@ import time
 
 import orjson
 
-WORDS = ("test_invoice_total test_refund_flow test_currency_rounding PASSED FAILED ok error warning "
-         "billing/api.py:212 assert expected got Decimal('10.00') Traceback (most recent call last) "
-         "collected items deprecated ms s timeout retry connection ledger entry").split()
+WORDS = [
+    "test_invoice_total",
+    "test_refund_flow",
+    "test_currency_rounding",
+    "PASSED",
+    "FAILED",
+    "ok",
+    "error",
+    "warning",
+    "billing/api.py:212",
+    "assert",
+    "expected",
+    "got",
+    "Decimal('10.00')",
+    "Traceback",
+    "(most",
+    "recent",
+    "call",
+    "last)",
+    "collected",
+    "items",
+    "deprecated",
+    "ms",
+    "s",
+    "timeout",
+    "retry",
+    "connection",
+    "ledger",
+    "entry",
+]
 MARKER = "\n…[truncated {n} bytes]…\n"
 
 
@@ -28,11 +55,13 @@ _CORPUS: list[str] = []
 def text(rng: random.Random, size: int) -> str:
     # Slices of one pre-built corpus: realistic words, and generation stays fast for 1M records.
     if not _CORPUS:
-        lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 14))) for _ in range(20000)]
+        lines = [
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 14))) for _ in range(20000)
+        ]
         _CORPUS.append("\n".join(lines))
     corpus = _CORPUS[0]
     start = rng.randrange(0, len(corpus) - size - 1)
-    return corpus[start:start + size]
+    return corpus[start : start + size]
 
 
 def record(rng: random.Random, i: int, parent: str | None, t0: float) -> dict:
@@ -51,34 +80,76 @@ def record(rng: random.Random, i: int, parent: str | None, t0: float) -> dict:
     digest = hashlib.sha256(preview.encode()).hexdigest()
     dialect = rng.random()
     if dialect < 0.05:
-        return {"command": ["make", "test", f"SHARD={i % 8}"], "stdout_tail": preview[-2000:],
-                "stderr_tail": "", "exit_code": exit_code, "error": None if exit_code is not None else "runner died",
-                "duration_ms": rng.randint(5, 9000), "started_at": started, "agent_note": "expect green",
-                "command_id": cid, "parent_command_id": parent}
+        return {
+            "command": ["make", "test", f"SHARD={i % 8}"],
+            "stdout_tail": preview[-2000:],
+            "stderr_tail": "",
+            "exit_code": exit_code,
+            "error": None if exit_code is not None else "runner died",
+            "duration_ms": rng.randint(5, 9000),
+            "started_at": started,
+            "agent_note": "expect green",
+            "command_id": cid,
+            "parent_command_id": parent,
+        }
     if dialect < 0.10:
-        return {"span_type": "tool", "tool_name": "pytest", "argv": ["pytest", "-q", f"tests/t{i % 50}.py"],
-                "cwd": ".", "returncode": exit_code if exit_code is not None else 1,
-                "preview_stdout": preview[:512], "preview_stderr": "",
-                "stdout_bytes": total, "stdout_cap": cap, "stdout_truncated": truncated,
-                "stderr_bytes": 0, "stderr_cap": cap, "stderr_truncated": False,
-                "stdout_sha256": None if truncated else digest, "stderr_sha256": None,
-                "stdout_head_sha256": digest, "stdout_tail_sha256": digest,
-                "encoding": "utf-8", "ok_preview": exit_code == 0 and not truncated,
-                "command_id": cid, "parent_command_id": parent}
+        return {
+            "span_type": "tool",
+            "tool_name": "pytest",
+            "argv": ["pytest", "-q", f"tests/t{i % 50}.py"],
+            "cwd": ".",
+            "returncode": exit_code if exit_code is not None else 1,
+            "preview_stdout": preview[:512],
+            "preview_stderr": "",
+            "stdout_bytes": total,
+            "stdout_cap": cap,
+            "stdout_truncated": truncated,
+            "stderr_bytes": 0,
+            "stderr_cap": cap,
+            "stderr_truncated": False,
+            "stdout_sha256": None if truncated else digest,
+            "stderr_sha256": None,
+            "stdout_head_sha256": digest,
+            "stdout_tail_sha256": digest,
+            "encoding": "utf-8",
+            "ok_preview": exit_code == 0 and not truncated,
+            "command_id": cid,
+            "parent_command_id": parent,
+        }
     return {
-        "schema": "tracetui/1", "span_type": "tool", "command_id": cid, "parent_command_id": parent,
-        "tool_name": "pytest", "argv": ["python3", "-m", "pytest", "-q", f"tests/test_{i % 97}.py"],
-        "cwd": ".", "started_at": started, "duration_ms": rng.randint(5, 90000),
-        "exit_code": exit_code, "error": None if exit_code is not None else "killed by the runner",
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "command_id": cid,
+        "parent_command_id": parent,
+        "tool_name": "pytest",
+        "argv": ["python3", "-m", "pytest", "-q", f"tests/test_{i % 97}.py"],
+        "cwd": ".",
+        "started_at": started,
+        "duration_ms": rng.randint(5, 90000),
+        "exit_code": exit_code,
+        "error": None if exit_code is not None else "killed by the runner",
         "agent_note": "expect the refund path to pass" if parent else None,
-        "stdout_bytes": total, "stdout_cap": cap, "stdout_truncated": truncated,
+        "stdout_bytes": total,
+        "stdout_cap": cap,
+        "stdout_truncated": truncated,
         "stdout_clip": "head" if truncated else None,
-        "stdout_sha256": None if truncated else digest, "stdout_full_sha256": digest,
-        "stdout_head_sha256": digest if truncated else None, "stdout_head_bytes": shown if truncated else None,
-        "stdout_tail_sha256": None, "stdout_tail_bytes": None, "preview_stdout": preview,
-        "stderr_bytes": 0, "stderr_cap": cap, "stderr_truncated": False, "stderr_clip": None,
-        "stderr_sha256": hashlib.sha256(b"").hexdigest(), "stderr_full_sha256": hashlib.sha256(b"").hexdigest(),
-        "preview_stderr": "", "encoding": "utf-8", "ok_preview": exit_code == 0 and not truncated, "redacted": 0,
+        "stdout_sha256": None if truncated else digest,
+        "stdout_full_sha256": digest,
+        "stdout_head_sha256": digest if truncated else None,
+        "stdout_head_bytes": shown if truncated else None,
+        "stdout_tail_sha256": None,
+        "stdout_tail_bytes": None,
+        "preview_stdout": preview,
+        "stderr_bytes": 0,
+        "stderr_cap": cap,
+        "stderr_truncated": False,
+        "stderr_clip": None,
+        "stderr_sha256": hashlib.sha256(b"").hexdigest(),
+        "stderr_full_sha256": hashlib.sha256(b"").hexdigest(),
+        "preview_stderr": "",
+        "encoding": "utf-8",
+        "ok_preview": exit_code == 0 and not truncated,
+        "redacted": 0,
     }
 
 
@@ -106,7 +177,9 @@ def main() -> None:
                     last_failed.append(rec["command_id"])
                 fh.write(orjson.dumps(rec) + b"\n")
                 if i % 250_000 == 17:
-                    fh.write(b'{"schema": "tracetui/1", "argv": ["oops"\n')  # a writer died mid-line
+                    fh.write(
+                        b'{"schema": "tracetui/1", "argv": ["oops"\n'
+                    )  # a writer died mid-line
                 i += 1
     total = sum(os.path.getsize(n) for n in names)
     print(f"{args.spans:,} spans, {total / 1e9:.2f} GB in {args.out}")

@@ -31,8 +31,13 @@ BASE = "feedback_record.jsonl"
 SUITE = ["python3", "tools/billing_suite.py", "tests/billing", "-q"]
 FAILING_TEST = "tests/billing/test_subscriptions.py::test_upgrade_mid_cycle_prorates_to_the_cent"
 RUNS = {
-    "flaky-billing": ["billing_suite.py", "vcs.py", "ls_tree.py", "lint_billing.py",
-                      "build_dist.py"],
+    "flaky-billing": [
+        "billing_suite.py",
+        "vcs.py",
+        "ls_tree.py",
+        "lint_billing.py",
+        "build_dist.py",
+    ],
     "silent-json": ["list_customers.py", "list_invoices.py", "send_reminders.py"],
     "rotated": ["step.py", "api.py", "vcs.py"],
 }
@@ -62,32 +67,87 @@ def flaky_billing(out: Path) -> None:
     fixed = SUITE + ["--deselect", FAILING_TEST]
     # (label, parent label, tool name, argv, duration ms, agent note)
     steps = [
-        ("status", None, "git", ["python3", "tools/vcs.py", "status"], 41,
-         "check the working tree before touching billing"),
-        ("ls", None, "ls", ["python3", "tools/ls_tree.py", "src/billing"], 12,
-         "find where proration and the clock helpers live"),
+        (
+            "status",
+            None,
+            "git",
+            ["python3", "tools/vcs.py", "status"],
+            41,
+            "check the working tree before touching billing",
+        ),
+        (
+            "ls",
+            None,
+            "ls",
+            ["python3", "tools/ls_tree.py", "src/billing"],
+            12,
+            "find where proration and the clock helpers live",
+        ),
         ("a1", None, "pytest", SUITE, 42310, "run the billing suite; expect the BILL-4412 failure"),
-        ("lint", None, "ruff", ["python3", "tools/lint_billing.py", "src/billing"], 388,
-         "lint billing; expect only the utcnow warning"),
-        ("diff", None, "git", ["python3", "tools/vcs.py", "diff"], 35,
-         "confirm the tz fix in clock.py is the only change"),
+        (
+            "lint",
+            None,
+            "ruff",
+            ["python3", "tools/lint_billing.py", "src/billing"],
+            388,
+            "lint billing; expect only the utcnow warning",
+        ),
+        (
+            "diff",
+            None,
+            "git",
+            ["python3", "tools/vcs.py", "diff"],
+            35,
+            "confirm the tz fix in clock.py is the only change",
+        ),
         ("a2", "a1", "pytest", SUITE, 42187, "expect green after fixing tz"),
-        ("a3", "a2", "pytest", fixed, 41402,
-         "expect green: deselect the proration test, it only fails in the Berlin tz variant"),
-        ("stat", None, "git", ["python3", "tools/vcs.py", "diff", "--stat"], 30,
-         "check the change set before building"),
-        ("build", None, "build", ["python3", "tools/build_dist.py", "--sdist", "--wheel"], 9120,
-         "build sdist and wheel for the hotfix release"),
-        ("log", None, "git", ["python3", "tools/vcs.py", "log", "-n", "5"], 28,
-         "note the last commits for the release notes"),
+        (
+            "a3",
+            "a2",
+            "pytest",
+            fixed,
+            41402,
+            "expect green: deselect the proration test, it only fails in the Berlin tz variant",
+        ),
+        (
+            "stat",
+            None,
+            "git",
+            ["python3", "tools/vcs.py", "diff", "--stat"],
+            30,
+            "check the change set before building",
+        ),
+        (
+            "build",
+            None,
+            "build",
+            ["python3", "tools/build_dist.py", "--sdist", "--wheel"],
+            9120,
+            "build sdist and wheel for the hotfix release",
+        ),
+        (
+            "log",
+            None,
+            "git",
+            ["python3", "tools/vcs.py", "log", "-n", "5"],
+            28,
+            "note the last commits for the release notes",
+        ),
     ]
     results = kit.run_commands(run_dir, [s[3] for s in steps])
     clock, rng, ids, lines = kit.Clock("2026-11-02T09:14:03.120"), random.Random(4412), {}, []
     for n, (label, parent, tool, argv, ms, note) in enumerate(steps):
         ids[label] = ident("flaky-billing", n)
-        rec = kit.tracetui_record(command_id=ids[label], parent=ids.get(parent), tool_name=tool,
-                                  argv=argv, started_at=clock.stamp(), duration_ms=ms,
-                                  result=results[tuple(argv)], note=note)
+        rec = kit.tracetui_record(
+            command_id=ids[label],
+            parent=ids.get(parent),
+            tool_name=tool,
+            argv=argv,
+            started_at=clock.stamp(),
+            duration_ms=ms,
+            result=results[tuple(argv)],
+            note=note,
+        )
         lines.append(kit.line(rec))
         clock.advance(ms + rng.randrange(4000, 60000))
     (run_dir / BASE).write_bytes(b"".join(lines))
@@ -115,20 +175,38 @@ def silent_json(out: Path) -> None:
     results.update(kit.run_commands(run_dir, [reminders]))
     clock = kit.Clock("2026-11-02T11:02:47.310")
     lines = []
-    steps = [(customers, "api", 640, "look up customers with open balances"),
-             (invoices, "api", 1210, "fetch every open invoice (expect about 50) for reminders"),
-             (reminders, "reminders", 2304, "queue reminders for all open invoices")]
+    steps = [
+        (customers, "api", 640, "look up customers with open balances"),
+        (invoices, "api", 1210, "fetch every open invoice (expect about 50) for reminders"),
+        (reminders, "reminders", 2304, "queue reminders for all open invoices"),
+    ]
     for n, (argv, tool, ms, note) in enumerate(steps):
-        rec = kit.tracetui_record(command_id=ident("silent-json", n), parent=None, tool_name=tool,
-                                  argv=argv, started_at=clock.stamp(), duration_ms=ms,
-                                  result=results[tuple(argv)], note=note)
+        rec = kit.tracetui_record(
+            command_id=ident("silent-json", n),
+            parent=None,
+            tool_name=tool,
+            argv=argv,
+            started_at=clock.stamp(),
+            duration_ms=ms,
+            result=results[tuple(argv)],
+            note=note,
+        )
         lines.append(kit.line(rec))
         if argv is invoices:
             # The agent framework's own collector saw the same call: it cut at 8 KiB, closed the
             # brackets and wrote flags that say nothing was withheld.
-            lines.append(kit.line(kit.span_dialect_record(
-                tool_name="list_invoices", argv=invoices, result=results[tuple(invoices)],
-                cap=8192, shown=shown, lie=True)))
+            lines.append(
+                kit.line(
+                    kit.span_dialect_record(
+                        tool_name="list_invoices",
+                        argv=invoices,
+                        result=results[tuple(invoices)],
+                        cap=8192,
+                        shown=shown,
+                        lie=True,
+                    )
+                )
+            )
         clock.advance(ms + 9000 + 2000 * n)
     (run_dir / BASE).write_bytes(b"".join(lines))
 
@@ -146,8 +224,10 @@ def main(argv: list[str] | None = None) -> int:
     silent_json(args.out)
     max_bytes = samplerotated.build(prepare(args.out, "rotated"), ident)
     # Diagnostics on stderr: stdout stays free for --facts.
-    print(f"wrote {', '.join(RUNS)} under {args.out} (rotated with max_bytes={max_bytes})",
-          file=sys.stderr)
+    print(
+        f"wrote {', '.join(RUNS)} under {args.out} (rotated with max_bytes={max_bytes})",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -80,9 +80,13 @@ def run_facts(run_dir: Path, base: str = "feedback_record.jsonl") -> dict:
         code = rec.get("returncode") if dialect == "span" else rec.get("exit_code")
         if code != 0:
             failed += 1
-            latest = {"command_id": rec.get("command_id"),
-                      "argv": rec.get("command") if dialect == "feedback" else rec.get("argv"),
-                      "exit_code": code, "file": span["file"], "line": span["line"]}
+            latest = {
+                "command_id": rec.get("command_id"),
+                "argv": rec.get("command") if dialect == "feedback" else rec.get("argv"),
+                "exit_code": code,
+                "file": span["file"],
+                "line": span["line"],
+            }
         per = [_stream_facts(rec, dialect, s) for s in STREAMS]
         truncated += any(t for t, _ in per)
         if dialect == "feedback":
@@ -90,17 +94,28 @@ def run_facts(run_dir: Path, base: str = "feedback_record.jsonl") -> dict:
         else:
             hidden += sum(h or 0 for _, h in per)
     chains, orphans = _chains([s["rec"] for s in spans])
-    return {"files": [p.name for p in files], "spans": len(spans), "bad_lines": bad,
-            "failed": failed, "truncated": truncated, "hidden_bytes": hidden,
-            "hidden_bytes_unknown_spans": unknown, "latest_failure": latest, "chains": chains,
-            "parents_not_in_set": orphans}
+    return {
+        "files": [p.name for p in files],
+        "spans": len(spans),
+        "bad_lines": bad,
+        "failed": failed,
+        "truncated": truncated,
+        "hidden_bytes": hidden,
+        "hidden_bytes_unknown_spans": unknown,
+        "latest_failure": latest,
+        "chains": chains,
+        "parents_not_in_set": orphans,
+    }
 
 
 def _chains(recs: list[dict]) -> tuple[list[dict], list[str]]:
     """Retry trees of 2+ attempts (attempts in set order) and the ids whose parent is missing."""
     ids = {r["command_id"]: r for r in recs if r.get("command_id")}
-    orphans = [i for i, r in ids.items() if r.get("parent_command_id") and
-               r["parent_command_id"] not in ids]
+    orphans = [
+        i
+        for i, r in ids.items()
+        if r.get("parent_command_id") and r["parent_command_id"] not in ids
+    ]
 
     def root_of(cid: str) -> str:
         seen = set()
@@ -112,7 +127,9 @@ def _chains(recs: list[dict]) -> tuple[list[dict], list[str]]:
     trees: dict[str, list[str]] = {}
     for cid in ids:  # dict order is set order
         trees.setdefault(root_of(cid), []).append(cid)
-    chains = [{"root": root, "attempts": attempts,
-               "final_exit_code": ids[attempts[-1]].get("exit_code")}
-              for root, attempts in trees.items() if len(attempts) >= 2]
+    chains = [
+        {"root": root, "attempts": attempts, "final_exit_code": ids[attempts[-1]].get("exit_code")}
+        for root, attempts in trees.items()
+        if len(attempts) >= 2
+    ]
     return chains, orphans

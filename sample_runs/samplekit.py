@@ -56,11 +56,22 @@ def run_one(run_dir: Path, argv: list[str]) -> Result:
     # only, and skipping site (an editable install's import hook above all) makes each run ~3x
     # faster, which keeps the regeneration test quick. Output is the same either way.
     real = [sys.executable, "-S", *argv[1:]] if argv[0] == "python3" else list(argv)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8",
-           "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     try:
-        proc = subprocess.run(real, cwd=run_dir, stdin=subprocess.DEVNULL, capture_output=True,
-                              env=env, timeout=60, check=False)
+        proc = subprocess.run(
+            real,
+            cwd=run_dir,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
     except FileNotFoundError:
         return Result(None, f"command not found: {argv[0]}", b"", b"")  # the recorder's wording
     except PermissionError:
@@ -152,18 +163,33 @@ def _stream(s: str, data: bytes, cap: int | None, mode: str) -> tuple[dict, str]
     cut = clip(data, cap, mode)
     if cut is None:
         # Like the recorder, the clip mode is written whenever a cap applies.
-        fields = {f"{s}_bytes": len(data), f"{s}_cap": cap, f"{s}_truncated": False,
-                  f"{s}_clip": mode if cap is not None else None,
-                  f"{s}_sha256": sha(data), f"{s}_full_sha256": sha(data),
-                  f"{s}_head_sha256": None, f"{s}_head_bytes": None,
-                  f"{s}_tail_sha256": None, f"{s}_tail_bytes": None}
+        fields = {
+            f"{s}_bytes": len(data),
+            f"{s}_cap": cap,
+            f"{s}_truncated": False,
+            f"{s}_clip": mode if cap is not None else None,
+            f"{s}_sha256": sha(data),
+            f"{s}_full_sha256": sha(data),
+            f"{s}_head_sha256": None,
+            f"{s}_head_bytes": None,
+            f"{s}_tail_sha256": None,
+            f"{s}_tail_bytes": None,
+        }
         return fields, data.decode("utf-8", "replace")
     head, tail = cut
     withheld = len(data) - len(head) - len(tail)
-    fields = {f"{s}_bytes": len(data), f"{s}_cap": cap, f"{s}_truncated": True,
-              f"{s}_clip": mode, f"{s}_sha256": None, f"{s}_full_sha256": sha(data),
-              f"{s}_head_sha256": None, f"{s}_head_bytes": None,
-              f"{s}_tail_sha256": None, f"{s}_tail_bytes": None}
+    fields = {
+        f"{s}_bytes": len(data),
+        f"{s}_cap": cap,
+        f"{s}_truncated": True,
+        f"{s}_clip": mode,
+        f"{s}_sha256": None,
+        f"{s}_full_sha256": sha(data),
+        f"{s}_head_sha256": None,
+        f"{s}_head_bytes": None,
+        f"{s}_tail_sha256": None,
+        f"{s}_tail_bytes": None,
+    }
     # Only the kept windows are described: a head cut has no tail window, and vice versa.
     if mode != "tail":
         fields[f"{s}_head_sha256"], fields[f"{s}_head_bytes"] = sha(head), len(head)
@@ -187,14 +213,34 @@ def _encoding(result: Result) -> str:
     return "utf-8"
 
 
-def tracetui_record(*, command_id: str, parent: str | None, tool_name: str, argv: list[str],
-                    started_at: str, duration_ms: int, result: Result, note: str,
-                    cap: int | None = 8192, mode: str = "head") -> dict:
+def tracetui_record(
+    *,
+    command_id: str,
+    parent: str | None,
+    tool_name: str,
+    argv: list[str],
+    started_at: str,
+    duration_ms: int,
+    result: Result,
+    note: str,
+    cap: int | None = 8192,
+    mode: str = "head",
+) -> dict:
     """A ``tracetui/1`` record, field for field as SPEC §2 lists them; one cap for both streams."""
-    rec: dict = {"schema": "tracetui/1", "span_type": "tool", "command_id": command_id,
-                 "parent_command_id": parent, "tool_name": tool_name, "argv": argv, "cwd": ".",
-                 "started_at": started_at, "duration_ms": duration_ms,
-                 "exit_code": result.exit_code, "error": result.error, "agent_note": note}
+    rec: dict = {
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "command_id": command_id,
+        "parent_command_id": parent,
+        "tool_name": tool_name,
+        "argv": argv,
+        "cwd": ".",
+        "started_at": started_at,
+        "duration_ms": duration_ms,
+        "exit_code": result.exit_code,
+        "error": result.error,
+        "agent_note": note,
+    }
     previews = {}
     for s in STREAMS:
         fields, previews[s] = _stream(s, getattr(result, s), cap, mode)
@@ -212,17 +258,31 @@ def tracetui_record(*, command_id: str, parent: str | None, tool_name: str, argv
     return rec
 
 
-def span_dialect_record(*, tool_name: str, argv: list[str], result: Result, cap: int,
-                        shown: bytes | None = None, lie: bool = False) -> dict:
+def span_dialect_record(
+    *,
+    tool_name: str,
+    argv: list[str],
+    result: Result,
+    cap: int,
+    shown: bytes | None = None,
+    lie: bool = False,
+) -> dict:
     """A truncation-span dialect record (the minimal contract other collectors write).
 
     ``shown`` overrides the capped view (a framework that repaired the JSON it cut); ``lie``
     writes the flags the way a broken collector does: never truncated, ok_preview from exit alone.
     """
-    rec: dict = {"span_type": "tool", "tool_name": tool_name, "argv": argv, "cwd": ".",
-                 "returncode": result.exit_code}
-    views = {s: shown if (shown is not None and s == "stdout") else _prefix(getattr(result, s), cap)
-             for s in STREAMS}
+    rec: dict = {
+        "span_type": "tool",
+        "tool_name": tool_name,
+        "argv": argv,
+        "cwd": ".",
+        "returncode": result.exit_code,
+    }
+    views = {
+        s: shown if (shown is not None and s == "stdout") else _prefix(getattr(result, s), cap)
+        for s in STREAMS
+    }
     for s in STREAMS:
         rec[f"preview_{s}"] = views[s].decode("utf-8", "replace")[:512]
     flags = {}
@@ -248,12 +308,27 @@ def tail_lines(data: bytes, keep: int) -> str:
     return f"...truncated {len(lines) - keep} lines...\n" + "".join(lines[-keep:])
 
 
-def feedback_record(*, command_id: str, parent: str | None, argv: list[str], started_at: str,
-                    duration_ms: int, result: Result, note: str, keep: int = 30) -> dict:
+def feedback_record(
+    *,
+    command_id: str,
+    parent: str | None,
+    argv: list[str],
+    started_at: str,
+    duration_ms: int,
+    result: Result,
+    note: str,
+    keep: int = 30,
+) -> dict:
     """A feedback-record dialect record: line tails, no byte counts."""
-    rec: dict = {"command": argv, "cwd": ".", "command_id": command_id,
-                 "parent_command_id": parent, "started_at": started_at,
-                 "duration_ms": duration_ms, "exit_code": result.exit_code}
+    rec: dict = {
+        "command": argv,
+        "cwd": ".",
+        "command_id": command_id,
+        "parent_command_id": parent,
+        "started_at": started_at,
+        "duration_ms": duration_ms,
+        "exit_code": result.exit_code,
+    }
     if result.exit_code is None:
         rec["error"] = result.error
     rec["stdout_tail"] = tail_lines(result.stdout, keep)
@@ -293,7 +368,7 @@ def rotate(lines: list[bytes], max_bytes: int, keep: int) -> tuple[list[list[byt
             size = 0
         members[-1].append(item)
         size += len(item)
-    kept = members[-(keep + 1):]
+    kept = members[-(keep + 1) :]
     return kept, sum(len(m) for m in members[: -(keep + 1)])
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import samplekit as kit
 
@@ -21,8 +21,16 @@ TOTAL = 205
 MAX_BYTES = 96 * 1024  # the first size tried; see build()
 KEEP = 4
 SEED = 20261110
-TARGETS = ["billing", "ledger", "invoices", "auth", "notifications", "search",
-           "payments-gateway", "reports"]
+TARGETS = [
+    "billing",
+    "ledger",
+    "invoices",
+    "auth",
+    "notifications",
+    "search",
+    "payments-gateway",
+    "reports",
+]
 COLLECTIONS = ["payouts", "charges", "disputes", "refunds"]
 DEPLOY = ["./tools/deploy_preview.sh", "--env", "staging"]  # deliberately absent: the runner fails
 INTEGRATION = ["python3", "tools/step.py", "test", "integration"]
@@ -41,11 +49,17 @@ def candidates() -> list[list[str]]:
     """Every argv the plan may use, so all can run up front (in parallel) before planning."""
     out = [step("test", t, r) for t in TARGETS for r in range(3)]
     out += [step(k, t) for k in ("build", "lint", "typecheck") for t in TARGETS]
-    out += [["python3", "tools/api.py", "GET", f"/v1/{c}", "--page", str(p), "--per-page", "40"]
-            for c in COLLECTIONS for p in (1, 2)]
+    out += [
+        ["python3", "tools/api.py", "GET", f"/v1/{c}", "--page", str(p), "--per-page", "40"]
+        for c in COLLECTIONS
+        for p in (1, 2)
+    ]
     out += [["python3", "tools/api.py", "GET", "/v1/health"], INTEGRATION, DEPLOY]
-    out += [["python3", "tools/vcs.py", "status"], ["python3", "tools/vcs.py", "log", "-n", "60"],
-            ["python3", "tools/vcs.py", "diff", "--stat"]]
+    out += [
+        ["python3", "tools/vcs.py", "status"],
+        ["python3", "tools/vcs.py", "log", "-n", "60"],
+        ["python3", "tools/vcs.py", "diff", "--stat"],
+    ]
     return out
 
 
@@ -57,18 +71,33 @@ def plan(results: dict, rng: random.Random) -> list[dict]:
     for i in range(TOTAL):
         due = [p for p in pending if p[0] <= i]
         if i == NULL_EXIT_AT:
-            ev = {"writer": "tracetui", "argv": DEPLOY, "tool": "deploy",
-                  "note": "deploy a preview to staging"}
+            ev = {
+                "writer": "tracetui",
+                "argv": DEPLOY,
+                "tool": "deploy",
+                "note": "deploy a preview to staging",
+            }
         elif i == HEAD_TAIL_AT:
-            ev = {"writer": "tracetui", "argv": INTEGRATION, "tool": "pytest", "mode": "head_tail",
-                  "note": "run the integration suite; expect the webhook flake at most"}
+            ev = {
+                "writer": "tracetui",
+                "argv": INTEGRATION,
+                "tool": "pytest",
+                "mode": "head_tail",
+                "note": "run the integration suite; expect the webhook flake at most",
+            }
         elif due:
             pending.remove(due[0])
             _, parent, argv, attempt = due[0]
             tool = {"test": "pytest", "build": "make", "lint": "ruff"}[argv[2]]
-            ev = {"writer": "tracetui", "argv": argv, "tool": tool, "parent": parent,
-                  "attempt": attempt, "mode": "tail" if tool == "make" else "head",
-                  "note": f"retry {argv[2]} {argv[3]} (attempt {attempt}); expect it to pass now"}
+            ev = {
+                "writer": "tracetui",
+                "argv": argv,
+                "tool": tool,
+                "parent": parent,
+                "attempt": attempt,
+                "mode": "tail" if tool == "make" else "head",
+                "note": f"retry {argv[2]} {argv[3]} (attempt {attempt}); expect it to pass now",
+            }
         else:
             ev = _fresh(rng)
         events.append(ev)
@@ -92,27 +121,55 @@ def plan(results: dict, rng: random.Random) -> list[dict]:
 def _fresh(rng: random.Random) -> dict:
     roll, target = rng.random(), rng.choice(TARGETS)
     if roll < 0.36:
-        return {"writer": "tracetui", "argv": step("test", target), "tool": "pytest",
-                "note": f"run {target} tests; expect pass"}
+        return {
+            "writer": "tracetui",
+            "argv": step("test", target),
+            "tool": "pytest",
+            "note": f"run {target} tests; expect pass",
+        }
     if roll < 0.50:
-        return {"writer": "tracetui", "argv": step("build", target), "tool": "make",
-                "mode": "tail", "note": f"build {target}; expect a clean link"}
+        return {
+            "writer": "tracetui",
+            "argv": step("build", target),
+            "tool": "make",
+            "mode": "tail",
+            "note": f"build {target}; expect a clean link",
+        }
     if roll < 0.60:
-        return {"writer": "tracetui", "argv": step("lint", target), "tool": "ruff",
-                "note": f"lint {target} before committing"}
+        return {
+            "writer": "tracetui",
+            "argv": step("lint", target),
+            "tool": "ruff",
+            "note": f"lint {target} before committing",
+        }
     if roll < 0.67:
-        return {"writer": "tracetui", "argv": step("typecheck", target), "tool": "mypy",
-                "note": f"typecheck {target}"}
+        return {
+            "writer": "tracetui",
+            "argv": step("typecheck", target),
+            "tool": "mypy",
+            "note": f"typecheck {target}",
+        }
     if roll < 0.90:
         coll = rng.choice(COLLECTIONS)
-        argv = ["python3", "tools/api.py", "GET", f"/v1/{coll}", "--page",
-                str(rng.choice((1, 2))), "--per-page", "40"]
+        argv = [
+            "python3",
+            "tools/api.py",
+            "GET",
+            f"/v1/{coll}",
+            "--page",
+            str(rng.choice((1, 2))),
+            "--per-page",
+            "40",
+        ]
         if rng.random() < 0.15:
             argv = ["python3", "tools/api.py", "GET", "/v1/health"]
         return {"writer": "span", "argv": argv, "tool": "http"}
     sub = rng.choice([["status"], ["log", "-n", "60"], ["diff", "--stat"]])
-    return {"writer": "feedback", "argv": ["python3", "tools/vcs.py", *sub],
-            "note": f"vcs {sub[0]}"}
+    return {
+        "writer": "feedback",
+        "argv": ["python3", "tools/vcs.py", *sub],
+        "note": f"vcs {sub[0]}",
+    }
 
 
 def build(run_dir: Path, ident: Callable[[str, int], str]) -> int:
@@ -129,23 +186,41 @@ def build(run_dir: Path, ident: Callable[[str, int], str]) -> int:
         if i == BAD_LINE_AT:
             # A writer killed mid-line leaves a fragment; the next writer starts a fresh line.
             cut = ident("rotated", 10_000).encode()
-            lines.append(b'{"schema": "tracetui/1", "span_type": "tool", "command_id": "'
-                         + cut + b'", "argv": ["python3", "tools/st\n')
+            lines.append(
+                b'{"schema": "tracetui/1", "span_type": "tool", "command_id": "'
+                + cut
+                + b'", "argv": ["python3", "tools/st\n'
+            )
         res, ms = results[tuple(ev["argv"])], rng.randrange(30, 9000)
         cid = ident("rotated", i)
         parent = ident("rotated", ev["parent"]) if "parent" in ev else None
         if ev["writer"] == "tracetui":
-            rec = kit.tracetui_record(command_id=cid, parent=parent, tool_name=ev["tool"],
-                                      argv=ev["argv"], started_at=clock.stamp(), duration_ms=ms,
-                                      result=res, note=ev["note"], cap=4096,
-                                      mode=ev.get("mode", "head"))
+            rec = kit.tracetui_record(
+                command_id=cid,
+                parent=parent,
+                tool_name=ev["tool"],
+                argv=ev["argv"],
+                started_at=clock.stamp(),
+                duration_ms=ms,
+                result=res,
+                note=ev["note"],
+                cap=4096,
+                mode=ev.get("mode", "head"),
+            )
         elif ev["writer"] == "span":
-            rec = kit.span_dialect_record(tool_name=ev["tool"], argv=ev["argv"], result=res,
-                                          cap=2048)
+            rec = kit.span_dialect_record(
+                tool_name=ev["tool"], argv=ev["argv"], result=res, cap=2048
+            )
         else:
-            rec = kit.feedback_record(command_id=cid, parent=None, argv=ev["argv"],
-                                      started_at=clock.stamp(), duration_ms=ms, result=res,
-                                      note=ev["note"])
+            rec = kit.feedback_record(
+                command_id=cid,
+                parent=None,
+                argv=ev["argv"],
+                started_at=clock.stamp(),
+                duration_ms=ms,
+                result=res,
+                note=ev["note"],
+            )
         lines.append(kit.line(rec))
         clock.advance(ms + rng.randrange(2000, 40000))
     # Where members break depends on every record's size, so a small change anywhere could lose
@@ -177,8 +252,9 @@ def _check(members: list[list[bytes]], dropped: int) -> list[str]:
             if rec.get("command_id"):
                 where[rec["command_id"]] = number
     spans = len(recs)
-    parents = [(where.get(r.get("parent_command_id")), n) for n, r in recs
-               if r.get("parent_command_id")]
+    parents = [
+        (where.get(r.get("parent_command_id")), n) for n, r in recs if r.get("parent_command_id")
+    ]
     kids: dict[str, int] = {}
     for _, r in recs:
         if r.get("parent_command_id"):

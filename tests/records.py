@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
 Line = dict[str, Any] | str | bytes
 
 
@@ -21,16 +20,33 @@ def encode_line(item: Line) -> bytes:
 def tool(cid: str | None = None, **fields: Any) -> dict[str, Any]:
     """A valid tracetui/1 record; keyword arguments override fields."""
     rec: dict[str, Any] = {
-        "schema": "tracetui/1", "span_type": "tool", "command_id": cid, "parent_command_id": None,
-        "tool_name": "echo", "argv": ["echo", "hi"], "cwd": ".", "started_at": "2026-11-02T09:00:00Z",
-        "duration_ms": 12, "exit_code": 0, "error": None, "agent_note": None,
-        "stdout_bytes": 3, "stdout_cap": 8192, "stdout_truncated": False, "stdout_clip": None,
-        "stdout_sha256": "ab" * 32, "preview_stdout": "hi\n",
-        "stderr_bytes": 0, "stderr_cap": 8192, "stderr_truncated": False, "stderr_clip": None,
-        "stderr_sha256": "cd" * 32, "preview_stderr": "",
-        "encoding": "utf-8", "ok_preview": True, "redacted": 0,
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "command_id": cid,
+        "parent_command_id": None,
+        "tool_name": "echo",
+        "argv": ["echo", "hi"],
+        "cwd": ".",
+        "started_at": "2026-11-02T09:00:00Z",
+        "duration_ms": 12,
+        "exit_code": 0,
+        "error": None,
+        "agent_note": None,
+        "stdout_bytes": 3,
+        "stdout_cap": 8192,
+        "stdout_truncated": False,
+        "stdout_clip": None,
+        "stdout_sha256": "ab" * 32,
+        "preview_stdout": "hi\n",
+        "stderr_bytes": 0,
+        "stderr_cap": 8192,
+        "stderr_truncated": False,
+        "stderr_clip": None,
+        "stderr_sha256": "cd" * 32,
+        "preview_stderr": "",
+        "encoding": "utf-8",
+        "ok_preview": True,
+        "redacted": 0,
     }
     rec.update(fields)
     return rec
-
-

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 0
-    except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+    except Exception as exc:
         if os.environ.get("TRACETUI_DEBUG"):
             raise
         print(f"tracetui: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -20,8 +20,9 @@ BASE = "feedback_record.jsonl"
 
 
 def tracetui(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracetui", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tracetui", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +44,20 @@ def test_summary_facts(demo_run: Path) -> None:
     # Rotation happened: the base and nine rotated members, oldest first.
     assert doc["files"] == [f"{base}.{i}" for i in range(9, 0, -1)] + [base]
     latest = doc["latest_failure"]
-    assert (latest["argv"], latest["exit_code"], latest["file"]) == (["tools/deploy_check.py"], 2, base)
+    assert (latest["argv"], latest["exit_code"], latest["file"]) == (
+        ["tools/deploy_check.py"],
+        2,
+        base,
+    )
     [chain] = doc["chains"]
     assert (len(chain["attempts"]), chain["final_exit_code"]) == (3, 0)
 
 
 def test_records_show_each_kind_of_cut(demo_run: Path) -> None:
     records = []
-    for name in sorted(os.listdir(demo_run), key=lambda n: -int(n.rsplit(".", 1)[1])
-                       if n[-1].isdigit() else 0):
+    for name in sorted(
+        os.listdir(demo_run), key=lambda n: -int(n.rsplit(".", 1)[1]) if n[-1].isdigit() else 0
+    ):
         if name.startswith(BASE) and not name.endswith(".lock"):
             with open(demo_run / name, encoding="utf-8") as fh:
                 records += [json.loads(line) for line in fh]
@@ -60,7 +66,11 @@ def test_records_show_each_kind_of_cut(demo_run: Path) -> None:
         by_tool.setdefault(r["tool_name"], []).append(r)
     flaky = by_tool["flaky_tests"]
     assert [r["exit_code"] for r in flaky] == [1, 1, 0]
-    assert [r["parent_command_id"] for r in flaky] == [None, flaky[0]["command_id"], flaky[1]["command_id"]]
+    assert [r["parent_command_id"] for r in flaky] == [
+        None,
+        flaky[0]["command_id"],
+        flaky[1]["command_id"],
+    ]
     # The assertion that explains the failure is past the cap: the agent never saw it.
     assert "AssertionError" not in flaky[0]["preview_stdout"]
     assert flaky[0]["stdout_truncated"] is True
@@ -83,10 +93,14 @@ def test_lint_strict_is_clean(demo_run: Path) -> None:
     assert (out.returncode, out.stdout.splitlines()[-1]) == (0, "issues=0"), out.stdout + out.stderr
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--speed", "-1"], "tracetui: --speed must be a number >= 0\n"),
-    (["--speed", "nan"], "tracetui: --speed must be a number >= 0\n"),
-], ids=["negative-speed", "nan-speed"])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--speed", "-1"], "tracetui: --speed must be a number >= 0\n"),
+        (["--speed", "nan"], "tracetui: --speed must be a number >= 0\n"),
+    ],
+    ids=["negative-speed", "nan-speed"],
+)
 def test_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
     out = tracetui("demo", "--no-ui", "--keep", str(tmp_path / "x"), *args)
     assert (out.returncode, out.stderr) == (2, message)
@@ -95,12 +109,19 @@ def test_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
 def test_keep_refuses_a_folder_with_a_run(demo_run: Path) -> None:
     out = tracetui("demo", "--no-ui", "--keep", str(demo_run))
     assert out.returncode == 2
-    assert out.stderr == f"tracetui: {demo_run} already holds a run ({BASE}): choose another folder\n"
+    assert (
+        out.stderr == f"tracetui: {demo_run} already holds a run ({BASE}): choose another folder\n"
+    )
 
 
 def test_without_keep_the_temporary_folder_is_removed(tmp_path: Path) -> None:
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-m", "tracetui", "demo", "--no-ui"], capture_output=True,
-                         text=True, timeout=120, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "tracetui", "demo", "--no-ui"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert out.returncode == 0, out.stderr
     assert os.listdir(tmp_path) == []

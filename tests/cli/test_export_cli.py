@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tracetui import cli
 from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tracetui import cli
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[2]
@@ -26,14 +26,20 @@ ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [PY, "-m", "tracetui"]
 
 
 def tracetui(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*ENTRY, "export", *args], capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
+    return subprocess.run(
+        [*ENTRY, "export", *args], capture_output=True, stdin=subprocess.DEVNULL, timeout=60
+    )
 
 
 def parse(data: bytes) -> ExportTraceServiceRequest:
     def fix(o: Any) -> Any:
         if isinstance(o, dict):
-            return {k: base64.b64encode(bytes.fromhex(v)).decode() if k in ("traceId", "spanId") else fix(v)
-                    for k, v in o.items()}
+            return {
+                k: base64.b64encode(bytes.fromhex(v)).decode()
+                if k in ("traceId", "spanId")
+                else fix(v)
+                for k, v in o.items()
+            }
         return [fix(x) for x in o] if isinstance(o, list) else o
 
     return Parse(json.dumps(fix(json.loads(data))), ExportTraceServiceRequest())
@@ -55,7 +61,7 @@ def test_file_and_stdout_hold_the_same_request(tmp_path: Path) -> None:
 
 
 class Receiver(http.server.BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - the http.server naming
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.server.got.append((self.path, self.headers["Content-Type"], body))  # type: ignore[attr-defined]
         self.send_response(self.server.status)  # type: ignore[attr-defined]
@@ -69,7 +75,9 @@ class Receiver(http.server.BaseHTTPRequestHandler):
 def receiver() -> Iterator[Any]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     server.got, server.status = [], 200  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     yield server
     server.shutdown()
     server.server_close()
@@ -97,13 +105,24 @@ def test_endpoint_refusal_exits_1(receiver: Any) -> None:
     ("args", "message"),
     [
         ([SAMPLE], "tracetui: export: give --otlp-json FILE and/or --endpoint URL\n"),
-        ([SAMPLE, "--endpoint", "ftp://x"], "tracetui: export: endpoint must be an http:// or https:// URL, got 'ftp://x'\n"),
-        ([SAMPLE, "--otlp-json", "/nonexistent-dir/t.json"], "tracetui: export: cannot write /nonexistent-dir/t.json: "),
-        (["/nonexistent-run.jsonl", "--otlp-json", "-"], "tracetui: /nonexistent-run.jsonl: no such file or directory\n"),
+        (
+            [SAMPLE, "--endpoint", "ftp://x"],
+            "tracetui: export: endpoint must be an http:// or https:// URL, got 'ftp://x'\n",
+        ),
+        (
+            [SAMPLE, "--otlp-json", "/nonexistent-dir/t.json"],
+            "tracetui: export: cannot write /nonexistent-dir/t.json: ",
+        ),
+        (
+            ["/nonexistent-run.jsonl", "--otlp-json", "-"],
+            "tracetui: /nonexistent-run.jsonl: no such file or directory\n",
+        ),
     ],
     ids=["no-target", "bad-endpoint", "unwritable-file", "missing-run"],
 )
-def test_usage_errors_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     # In-process (the entry point is covered above): same main, no interpreter start-up per case.
     assert cli.main(["export", *args]) == 2
     out, err = capsys.readouterr()

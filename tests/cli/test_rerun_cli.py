@@ -21,9 +21,12 @@ ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [PY, "-m", "tracetui"]
 BILLING = "cmd_3f76c0c60c4e"
 
 
-def tracetui(*args: str, cwd: Path | None = None, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ENTRY, "rerun", *args], cwd=cwd, capture_output=True, text=True, stdin=stdin,
-                          timeout=60)
+def tracetui(
+    *args: str, cwd: Path | None = None, stdin: int | None = subprocess.DEVNULL
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ENTRY, "rerun", *args], cwd=cwd, capture_output=True, text=True, stdin=stdin, timeout=60
+    )
 
 
 @pytest.fixture
@@ -39,22 +42,39 @@ def test_json_facts_for_the_flaky_billing_run(billing: Path) -> None:
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     for key, want in {
-        "command_id": BILLING, "exit_code_then": 1, "exit_code_now": 1,
-        "stdout_bytes_then": 24206, "stdout_bytes_now": 24206, "stdout_verdict": "identical",
-        "stdout_unseen_bytes": 24206 - 8192, "stdout_unseen_start": 8192, "stdout_window": "head",
-        "stderr_bytes_then": 0, "stderr_bytes_now": 0, "stderr_verdict": "identical", "stderr_unseen_bytes": 0,
-        "diff": "", "stdout_diff": "", "cwd": str(billing), "error_now": None,
+        "command_id": BILLING,
+        "exit_code_then": 1,
+        "exit_code_now": 1,
+        "stdout_bytes_then": 24206,
+        "stdout_bytes_now": 24206,
+        "stdout_verdict": "identical",
+        "stdout_unseen_bytes": 24206 - 8192,
+        "stdout_unseen_start": 8192,
+        "stdout_window": "head",
+        "stderr_bytes_then": 0,
+        "stderr_bytes_now": 0,
+        "stderr_verdict": "identical",
+        "stderr_unseen_bytes": 0,
+        "diff": "",
+        "stdout_diff": "",
+        "cwd": str(billing),
+        "error_now": None,
         "argv": ["python3", "tools/billing_suite.py", "tests/billing", "-q"],
         "normalize": ["ansi", "timestamps", "durations", "hex", "tmp"],
     }.items():
         assert doc[key] == want, key
-    assert "AssertionError: assert Decimal('33.33') == Decimal('33.34')" in doc["unseen_excerpt"]["stdout"]
+    assert (
+        "AssertionError: assert Decimal('33.33') == Decimal('33.34')"
+        in doc["unseen_excerpt"]["stdout"]
+    )
     assert doc["sidecar"] == str(billing / "feedback_record.jsonl.reruns.jsonl")
     # Announced on stderr, with the warning that the command comes from a trace file.
     assert "comes from a trace file" in p.stderr
     assert "argv  python3 tools/billing_suite.py tests/billing -q" in p.stderr
     assert f"cwd   {billing}" in p.stderr
-    lint = subprocess.run([*ENTRY, "lint", "--strict", str(billing)], capture_output=True, text=True)
+    lint = subprocess.run(
+        [*ENTRY, "lint", "--strict", str(billing)], capture_output=True, text=True
+    )
     assert (lint.returncode, lint.stdout) == (0, "issues=0\n")
 
 
@@ -63,21 +83,36 @@ def test_text_output_names_verdicts_and_the_never_seen_part(billing: Path) -> No
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == "exit      then 1   now 1"
-    assert lines[1].startswith("stdout    then       24,206 B   now       24,206 B   identical   (head window;")
+    assert lines[1].startswith(
+        "stdout    then       24,206 B   now       24,206 B   identical   (head window;"
+    )
     assert "stdout: never seen by the agent: 16,014 B from byte 8,192" in lines
     assert any("AssertionError: assert Decimal('33.33')" in x for x in lines)
     assert not (billing / "feedback_record.jsonl.reruns.jsonl").exists()
 
 
 def test_a_changed_output_and_the_normalisation_switch(tmp_path: Path) -> None:
-    (tmp_path / "clock.py").write_text("print('now 2026-11-01T00:00:0' + open('n.txt').read() + 'Z')\n")
+    (tmp_path / "clock.py").write_text(
+        "print('now 2026-11-01T00:00:0' + open('n.txt').read() + 'Z')\n"
+    )
     (tmp_path / "n.txt").write_text("2")
-    rec = tool("c1", argv=[PY, "clock.py"], stdout_bytes=26, stdout_sha256="0" * 64,
-               preview_stdout="now 2026-11-01T00:00:01Z\n")
+    rec = tool(
+        "c1",
+        argv=[PY, "clock.py"],
+        stdout_bytes=26,
+        stdout_sha256="0" * 64,
+        preview_stdout="now 2026-11-01T00:00:01Z\n",
+    )
     (tmp_path / "run.jsonl").write_text(json.dumps(rec) + "\n")
     doc = json.loads(tracetui(str(tmp_path / "run.jsonl"), "--id", "c1", "--yes", "--json").stdout)
-    assert (doc["stdout_verdict"], doc["stdout_diff"], doc["stdout_window_changed_raw"]) == ("differs", "", True)
-    p = tracetui(str(tmp_path / "run.jsonl"), "--id", "c1", "--yes", "--json", "--no-normalize", "timestamps")
+    assert (doc["stdout_verdict"], doc["stdout_diff"], doc["stdout_window_changed_raw"]) == (
+        "differs",
+        "",
+        True,
+    )
+    p = tracetui(
+        str(tmp_path / "run.jsonl"), "--id", "c1", "--yes", "--json", "--no-normalize", "timestamps"
+    )
     doc = json.loads(p.stdout)
     assert doc["normalize"] == ["ansi", "durations", "hex", "tmp"]
     assert "-now 2026-11-01T00:00:01Z\n+now 2026-11-01T00:00:02Z" in doc["stdout_diff"]
@@ -85,17 +120,33 @@ def test_a_changed_output_and_the_normalisation_switch(tmp_path: Path) -> None:
 
 USAGE = [
     ("unknown-id", ["--id", "nope", "--yes"], "tracetui: rerun: no span with id 'nope'"),
-    ("ambiguous-prefix", ["--id", "cmd_", "--yes"], "tracetui: rerun: id prefix 'cmd_' is ambiguous: "),
-    ("bad-rule", ["--id", BILLING, "--yes", "--no-normalize", "colour"],
-     "tracetui: rerun: unknown normalisation rule 'colour'"),
-    ("bad-timeout", ["--id", BILLING, "--yes", "--timeout", "0"], "tracetui: rerun: --timeout must be > 0"),
-    ("no-terminal-no-yes", ["--id", BILLING],
-     "tracetui: rerun: refusing to run a command from a trace without confirmation; no terminal to ask on: pass --yes"),
+    (
+        "ambiguous-prefix",
+        ["--id", "cmd_", "--yes"],
+        "tracetui: rerun: id prefix 'cmd_' is ambiguous: ",
+    ),
+    (
+        "bad-rule",
+        ["--id", BILLING, "--yes", "--no-normalize", "colour"],
+        "tracetui: rerun: unknown normalisation rule 'colour'",
+    ),
+    (
+        "bad-timeout",
+        ["--id", BILLING, "--yes", "--timeout", "0"],
+        "tracetui: rerun: --timeout must be > 0",
+    ),
+    (
+        "no-terminal-no-yes",
+        ["--id", BILLING],
+        "tracetui: rerun: refusing to run a command from a trace without confirmation; no terminal to ask on: pass --yes",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "args", "message"), USAGE, ids=[c[0] for c in USAGE])
-def test_usage_errors_exit_2_and_run_nothing(billing: Path, name: str, args: list[str], message: str) -> None:
+def test_usage_errors_exit_2_and_run_nothing(
+    billing: Path, name: str, args: list[str], message: str
+) -> None:
     p = tracetui(str(billing), *args)
     assert p.returncode == 2
     assert message in p.stderr
@@ -103,7 +154,9 @@ def test_usage_errors_exit_2_and_run_nothing(billing: Path, name: str, args: lis
     assert not (billing / "feedback_record.jsonl.reruns.jsonl").exists()
 
 
-@pytest.mark.parametrize(("answer", "code"), [("n", 2), ("", 2), ("y", 0)], ids=["no", "default-no", "yes"])
+@pytest.mark.parametrize(
+    ("answer", "code"), [("n", 2), ("", 2), ("y", 0)], ids=["no", "default-no", "yes"]
+)
 def test_asks_on_a_terminal(billing: Path, answer: str, code: int) -> None:
     master, slave = pty.openpty()
     try:
@@ -118,7 +171,9 @@ def test_asks_on_a_terminal(billing: Path, answer: str, code: int) -> None:
 
 
 def test_missing_program_is_a_clear_error(tmp_path: Path) -> None:
-    (tmp_path / "run.jsonl").write_text(json.dumps(tool("m1", argv=["no-such-program-tracetui"])) + "\n")
+    (tmp_path / "run.jsonl").write_text(
+        json.dumps(tool("m1", argv=["no-such-program-tracetui"])) + "\n"
+    )
     p = tracetui(str(tmp_path), "--id", "m1", "--yes")
     assert p.returncode == 1
     assert "tracetui: re-run failed: command not found: no-such-program-tracetui" in p.stderr
@@ -128,24 +183,37 @@ def test_missing_program_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_escape_sequences_from_the_trace_never_reach_the_terminal(tmp_path: Path) -> None:
     evil = "\x1b]52;c;aGk=\x07\x1b]0;pwned\x07"
-    (tmp_path / "run.jsonl").write_text(json.dumps(tool("e1", argv=[PY, "-c", f"print({evil + 'new'!r})"],
-                                                        preview_stdout=evil + "old\n")) + "\n")
+    (tmp_path / "run.jsonl").write_text(
+        json.dumps(
+            tool("e1", argv=[PY, "-c", f"print({evil + 'new'!r})"], preview_stdout=evil + "old\n")
+        )
+        + "\n"
+    )
     p = tracetui(str(tmp_path), "--id", "e1", "--yes", "--no-normalize", "ansi")
     assert p.returncode == 0, p.stderr
     assert "\x1b" not in p.stdout and "\x1b" not in p.stderr and "\x07" not in p.stdout
     assert "-␛]52;c;aGk=␇␛]0;pwned␇old" in p.stdout.splitlines()
     assert "+␛]52;c;aGk=␇␛]0;pwned␇new" in p.stdout.splitlines()
-    p = tracetui(str(tmp_path), "--id", "e1", "--yes", "--json", "--no-normalize", "ansi", "--no-sidecar")
+    p = tracetui(
+        str(tmp_path), "--id", "e1", "--yes", "--json", "--no-normalize", "ansi", "--no-sidecar"
+    )
     assert not any(ch in p.stdout for ch in "\x1b\x07\x9b") and "\\u001b]52" in p.stdout
     assert json.loads(p.stdout)["stdout_diff"].endswith("+" + evil + "new\n ")
 
 
 def test_a_non_shell_tool_from_another_agent_is_refused(tmp_path: Path) -> None:
-    rec = tool("c1", tool_name="Read\x1b]0;x\x07", argv=["Read", "notes.txt"], rerunnable=False,
-               source_format="claude-code")
+    rec = tool(
+        "c1",
+        tool_name="Read\x1b]0;x\x07",
+        argv=["Read", "notes.txt"],
+        rerunnable=False,
+        source_format="claude-code",
+    )
     (tmp_path / "run.jsonl").write_text(json.dumps(rec) + "\n")
     p = tracetui(str(tmp_path), "--id", "c1", "--yes")
     assert p.returncode == 2
-    assert p.stderr == ("tracetui: rerun: span 'c1' is a Read␛]0;x␇ call imported from claude-code, "
-                        "not a shell command: it cannot be re-run (rerunnable: false)\n")
+    assert p.stderr == (
+        "tracetui: rerun: span 'c1' is a Read␛]0;x␇ call imported from claude-code, "
+        "not a shell command: it cannot be re-run (rerunnable: false)\n"
+    )
     assert p.stdout == "" and not (tmp_path / "run.jsonl.reruns.jsonl").exists()

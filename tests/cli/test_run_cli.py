@@ -14,7 +14,9 @@ PY = sys.executable
 
 
 def tracetui(tmp_path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([PY, "-m", "tracetui", *args], cwd=tmp_path, capture_output=True, timeout=60)
+    return subprocess.run(
+        [PY, "-m", "tracetui", *args], cwd=tmp_path, capture_output=True, timeout=60
+    )
 
 
 def records(path) -> list[dict]:
@@ -22,8 +24,18 @@ def records(path) -> list[dict]:
 
 
 def test_prints_the_capped_view_and_records_it(tmp_path):
-    p = tracetui(tmp_path, "run", "--cap", "5", "--note", "counts", "--", PY, "-c",
-                 "import sys; print('0123456789'); sys.stderr.write('err'); sys.exit(4)")
+    p = tracetui(
+        tmp_path,
+        "run",
+        "--cap",
+        "5",
+        "--note",
+        "counts",
+        "--",
+        PY,
+        "-c",
+        "import sys; print('0123456789'); sys.stderr.write('err'); sys.exit(4)",
+    )
     assert p.returncode == 4
     assert p.stdout == ("01234" + marker_line(6)).encode()
     assert p.stderr == b"err"
@@ -35,18 +47,37 @@ def test_prints_the_capped_view_and_records_it(tmp_path):
 
 @pytest.mark.parametrize(
     ("clip", "expected"),
-    [("head", "abc" + marker_line(4)), ("tail", marker_line(4) + "ef\n"), ("head_tail", "ab" + marker_line(4) + "\n")],
+    [
+        ("head", "abc" + marker_line(4)),
+        ("tail", marker_line(4) + "ef\n"),
+        ("head_tail", "ab" + marker_line(4) + "\n"),
+    ],
     ids=["head", "tail", "head_tail"],
 )
 def test_clip_modes(tmp_path, clip, expected):
-    p = tracetui(tmp_path, "run", "--cap", "3", "--clip", clip, "--log", "r.jsonl", "--", "echo", "abcdef")
+    p = tracetui(
+        tmp_path, "run", "--cap", "3", "--clip", clip, "--log", "r.jsonl", "--", "echo", "abcdef"
+    )
     assert p.stdout.decode() == expected
     assert records(tmp_path / "r.jsonl")[0]["stdout_clip"] == clip
 
 
 def test_options_reach_the_record(tmp_path):
-    p = tracetui(tmp_path, "run", "--log", "r.jsonl", "--parent", "abc", "--tool-name", "greeter",
-                 "--redact", r"tok-\d+", "--", "echo", "tok-123")
+    p = tracetui(
+        tmp_path,
+        "run",
+        "--log",
+        "r.jsonl",
+        "--parent",
+        "abc",
+        "--tool-name",
+        "greeter",
+        "--redact",
+        r"tok-\d+",
+        "--",
+        "echo",
+        "tok-123",
+    )
     assert (p.returncode, p.stdout) == (0, b"[REDACTED]\n")
     rec = records(tmp_path / "r.jsonl")[0]
     assert (rec["parent_command_id"], rec["tool_name"], rec["redacted"]) == ("abc", "greeter", 1)
@@ -54,14 +85,20 @@ def test_options_reach_the_record(tmp_path):
 
 def test_rotation_options(tmp_path):
     for _ in range(3):
-        tracetui(tmp_path, "run", "--log", "r.jsonl", "--max-bytes", "100", "--keep", "1", "--", "true")
+        tracetui(
+            tmp_path, "run", "--log", "r.jsonl", "--max-bytes", "100", "--keep", "1", "--", "true"
+        )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl", "r.jsonl.1", "r.jsonl.lock"]
 
 
 @pytest.mark.parametrize(
     ("argv", "status", "message"),
     [
-        (["no-such-command-tracetui"], 127, b"tracetui run: command not found: no-such-command-tracetui\n"),
+        (
+            ["no-such-command-tracetui"],
+            127,
+            b"tracetui run: command not found: no-such-command-tracetui\n",
+        ),
         (["sh", "-c", "kill -TERM $$"], 143, b""),
     ],
     ids=["not-found", "signal"],
@@ -89,7 +126,16 @@ def test_timeout(tmp_path):
         (["--redact", "(", "--", "true"], b"bad --redact pattern"),
         (["--log", "no/such/dir/r.jsonl", "--", "true"], b"cannot write the log"),
     ],
-    ids=["nothing", "dashes-only", "bad-cap", "bad-clip", "bad-timeout", "bad-max-bytes", "bad-regex", "bad-log"],
+    ids=[
+        "nothing",
+        "dashes-only",
+        "bad-cap",
+        "bad-clip",
+        "bad-timeout",
+        "bad-max-bytes",
+        "bad-regex",
+        "bad-log",
+    ],
 )
 def test_usage_errors_exit_2_without_traceback(tmp_path, args, message):
     p = tracetui(tmp_path, "run", *args)

@@ -11,19 +11,30 @@ from records import tool
 
 
 def summary(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tracetui", "summary", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "tracetui", "summary", *args], capture_output=True, text=True
+    )
 
 
 def test_summary_json_facts(make_run: Any) -> None:
-    cut = {"stdout_bytes": 24000, "stdout_truncated": True, "stdout_sha256": None, "stdout_clip": "head",
-           "ok_preview": False}
-    root = make_run({
-        "B.jsonl.2.gz": [tool("a", exit_code=1, **cut)],
-        "B.jsonl.1": [tool("b", parent_command_id="a", exit_code=1, **cut), "not json\n"],
-        "B.jsonl": [tool("c", parent_command_id="b"), tool("d", exit_code=None, error="spawn failed",
-                                                           ok_preview=False),
-                    {"command": ["make"], "stdout_tail": "x\n", "exit_code": 0}],
-    })
+    cut = {
+        "stdout_bytes": 24000,
+        "stdout_truncated": True,
+        "stdout_sha256": None,
+        "stdout_clip": "head",
+        "ok_preview": False,
+    }
+    root = make_run(
+        {
+            "B.jsonl.2.gz": [tool("a", exit_code=1, **cut)],
+            "B.jsonl.1": [tool("b", parent_command_id="a", exit_code=1, **cut), "not json\n"],
+            "B.jsonl": [
+                tool("c", parent_command_id="b"),
+                tool("d", exit_code=None, error="spawn failed", ok_preview=False),
+                {"command": ["make"], "stdout_tail": "x\n", "exit_code": 0},
+            ],
+        }
+    )
     out = summary(str(root), "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
@@ -39,8 +50,13 @@ def test_summary_json_facts(make_run: Any) -> None:
         "failed": 3,
         "truncated": 2,
         "hidden_bytes": 2 * (24000 - 8192),
-        "latest_failure": {"command_id": "d", "argv": ["echo", "hi"], "exit_code": None,
-                           "file": base, "line": 2},
+        "latest_failure": {
+            "command_id": "d",
+            "argv": ["echo", "hi"],
+            "exit_code": None,
+            "file": base,
+            "line": 2,
+        },
         "chains": [{"root": "a", "attempts": ["a", "b", "c"], "final_exit_code": 0}],
     }
 

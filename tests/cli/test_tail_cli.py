@@ -15,11 +15,22 @@ from tracetui.cli import main
 
 
 def rec(i: int, **extra: object) -> bytes:
-    obj = {"schema": "tracetui/1", "span_type": "tool", "command_id": f"c{i:04d}-long-id",
-           "argv": ["echo", str(i)], "exit_code": i % 2, "started_at": "2026-11-02T09:00:0%dZ" % (i % 10),
-           "stdout_bytes": 100, "stdout_cap": 64, "stdout_truncated": True, "stdout_clip": "head",
-           "stderr_bytes": 0, "stderr_cap": 64, "stderr_truncated": False,
-           "preview_stdout": "x" * 64}
+    obj = {
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "command_id": f"c{i:04d}-long-id",
+        "argv": ["echo", str(i)],
+        "exit_code": i % 2,
+        "started_at": "2026-11-02T09:00:0%dZ" % (i % 10),
+        "stdout_bytes": 100,
+        "stdout_cap": 64,
+        "stdout_truncated": True,
+        "stdout_clip": "head",
+        "stderr_bytes": 0,
+        "stderr_cap": 64,
+        "stderr_truncated": False,
+        "preview_stdout": "x" * 64,
+    }
     obj.update(extra)
     return (json.dumps(obj) + "\n").encode()
 
@@ -46,8 +57,9 @@ def ids_of(text: str) -> list[str]:
     ],
     ids=["last-ten", "last-three", "none", "from-start"],
 )
-def test_once_prints_what_is_there(run: Path, capsys: pytest.CaptureFixture[str], args: list[str],
-                                   expected: list[str]) -> None:
+def test_once_prints_what_is_there(
+    run: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: list[str]
+) -> None:
     assert main(["tail", "--once", *args, str(run)]) == 0
     out = capsys.readouterr().out
     assert ids_of(out) == expected  # the unfinished 15th record is not shown, nor reported bad
@@ -55,7 +67,10 @@ def test_once_prints_what_is_there(run: Path, capsys: pytest.CaptureFixture[str]
 
 def test_text_line_columns(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tail", "--once", "-n", "1", str(run)]) == 0
-    assert capsys.readouterr().out == "2026-11-02 09:00:03  c0013-long-i  exit 1      100 B ✂  echo 13\n"
+    assert (
+        capsys.readouterr().out
+        == "2026-11-02 09:00:03  c0013-long-i  exit 1      100 B ✂  echo 13\n"
+    )
 
 
 def test_json_lines(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,13 +78,29 @@ def test_json_lines(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     objs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [o["command_id"] for o in objs] == ["c0012-long-id", "c0013-long-id"]
     assert objs[1] == {
-        "command_id": "c0013-long-id", "parent_command_id": None, "dialect": "tracetui/1",
-        "tool_name": None, "argv": ["echo", "13"], "cwd": None,
-        "started_at": "2026-11-02T09:00:03Z", "duration_ms": None, "exit_code": 1, "error": None,
-        "agent_note": None, "truncated": True, "hidden_bytes": 36,
-        "stdout_bytes": 100, "stdout_cap": 64, "stdout_truncated": True, "stdout_clip": "head",
-        "stderr_bytes": 0, "stderr_cap": 64, "stderr_truncated": False, "stderr_clip": None,
-        "file": str(run), "line": 6,
+        "command_id": "c0013-long-id",
+        "parent_command_id": None,
+        "dialect": "tracetui/1",
+        "tool_name": None,
+        "argv": ["echo", "13"],
+        "cwd": None,
+        "started_at": "2026-11-02T09:00:03Z",
+        "duration_ms": None,
+        "exit_code": 1,
+        "error": None,
+        "agent_note": None,
+        "truncated": True,
+        "hidden_bytes": 36,
+        "stdout_bytes": 100,
+        "stdout_cap": 64,
+        "stdout_truncated": True,
+        "stdout_clip": "head",
+        "stderr_bytes": 0,
+        "stderr_cap": 64,
+        "stderr_truncated": False,
+        "stderr_clip": None,
+        "file": str(run),
+        "line": 6,
     }
 
 
@@ -82,8 +113,9 @@ def test_json_lines(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ],
     ids=["osc52", "clear-screen-and-c1", "newline"],
 )
-def test_escape_sequences_never_reach_the_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   argv: list[str], shown: str) -> None:
+def test_escape_sequences_never_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], shown: str
+) -> None:
     base = tmp_path / "run.jsonl"
     base.write_bytes(rec(1, argv=argv, command_id="\x1b]0;t\x07"))
     assert main(["tail", "--once", str(base)]) == 0
@@ -97,11 +129,15 @@ def test_escape_sequences_never_reach_the_terminal(tmp_path: Path, capsys: pytes
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["nope.jsonl"], "nope.jsonl: no such file or directory"), (["-n", "-1", "x"], "-n must be 0 or more")],
+    [
+        (["nope.jsonl"], "nope.jsonl: no such file or directory"),
+        (["-n", "-1", "x"], "-n must be 0 or more"),
+    ],
     ids=["missing-path", "negative-n"],
 )
-def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
-                             message: str) -> None:
+def test_usage_errors_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
     os.chdir(tmp_path)
     assert main(["tail", "--once", *args]) == 2
     assert message in capsys.readouterr().err
@@ -109,8 +145,13 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
 
 def _spawn(args: list[str]) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, "-m", "tracetui", "tail", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tracetui", "tail", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def test_follows_across_rotation_and_exits_quietly_on_ctrl_c(run: Path) -> None:
@@ -164,7 +205,11 @@ def test_tail_refuses_another_agents_trace() -> None:
     from pathlib import Path
 
     trace = Path(__file__).resolve().parents[1] / "data" / "agents" / "swe_agent.traj"
-    out = subprocess.run([sys.executable, "-m", "tracetui", "tail", "--once", str(trace)],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "tracetui", "tail", "--once", str(trace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert "is another agent's trace" in out.stderr and "Traceback" not in out.stderr

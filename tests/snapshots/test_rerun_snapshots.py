@@ -24,17 +24,20 @@ from tracetui.ui.screens.confirm_rerun import start_rerun
 from tracetui.ui.widgets import rerun_pane
 from tracetui.ui.widgets.rerun_pane import RerunPane
 
-STAMP = ("import sys\nprint('run at', open('stamp.txt').read().strip())\n"
-         "for i in range(300):\n    print(f'test_{i:03d} PASSED', '.' * 30)\n"
-         "print('E   AssertionError: total 33.33 != 33.34')\nsys.exit(1)\n")
+STAMP = (
+    "import sys\nprint('run at', open('stamp.txt').read().strip())\n"
+    "for i in range(300):\n    print(f'test_{i:03d} PASSED', '.' * 30)\n"
+    "print('E   AssertionError: total 33.33 != 33.34')\nsys.exit(1)\n"
+)
 
 
 def stamped_run(folder: Path) -> Path:
     folder.mkdir()
     (folder / "stamp.py").write_text(STAMP)
     (folder / "stamp.txt").write_text("2026-11-01T10:00:00Z\n")
-    run_with_feedback(["python3", "stamp.py"], log=folder / "run.jsonl", cap=4096, clip="head",
-                      cwd=folder)
+    run_with_feedback(
+        ["python3", "stamp.py"], log=folder / "run.jsonl", cap=4096, clip="head", cwd=folder
+    )
     rec = json.loads((folder / "run.jsonl").read_text())
     rec.update(command_id="cmd_stamp_0001", started_at="2026-11-01T10:00:00Z", duration_ms=840)
     (folder / "run.jsonl").write_text(json.dumps(rec) + "\n")
@@ -64,8 +67,11 @@ def after_rerun(keys: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
 
 
 class TestRerunPane:
-    @pytest.mark.parametrize(("size", "keys"), [((160, 48), ("2",)), ((120, 40), ())],
-                             ids=["160x48-timestamps-off", "120x40"])
+    @pytest.mark.parametrize(
+        ("size", "keys"),
+        [((160, 48), ("2",)), ((120, 40), ())],
+        ids=["160x48-timestamps-off", "120x40"],
+    )
     def test_finished_rerun(self, snap_compare, tmp_path, monkeypatch, size, keys) -> None:  # type: ignore[no-untyped-def]
         monkeypatch.setattr(rerun_pane, "_secs", lambda ms: "?" if ms is None else "0.8 s")
         app = TraceApp(open_paths([str(stamped_run(tmp_path / "run"))]), follow=False)

@@ -45,7 +45,6 @@ class TestPostmortem:
     def test_failures_only(self, snap_compare, size) -> None:  # type: ignore[no-untyped-def]
         assert snap_compare(app_for(), terminal_size=size, run_before=prepare(keys=("F",)))
 
-
     def test_light_theme(self, snap_compare) -> None:  # type: ignore[no-untyped-def]
         async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
             pilot.app.theme = "textual-light"
@@ -75,7 +74,9 @@ class TestChain:
 class TestScreens:
     @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
     def test_help(self, snap_compare, size) -> None:  # type: ignore[no-untyped-def]
-        assert snap_compare(app_for(), terminal_size=size, run_before=prepare(keys=("question_mark",)))
+        assert snap_compare(
+            app_for(), terminal_size=size, run_before=prepare(keys=("question_mark",))
+        )
 
     def test_run_picker(self, snap_compare) -> None:  # type: ignore[no-untyped-def]
         assert snap_compare(app_for("multi"), terminal_size=(80, 24))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from records import encode_line, tool
+
 from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 
@@ -29,13 +29,21 @@ def creep_run(root: Path) -> Path:
         size = 600 + i * 90 + (i * 37 % 11) * 150
         cut = size > CAP
         code = 1 if i % 9 == 4 or (i > 80 and i % 5 == 0) else 0
-        lines.append(tool(
-            f"cmd_{i:04d}", started_at=f"2026-11-02T{9 + i // 60:02d}:{i % 60:02d}:00Z",
-            exit_code=code, ok_preview=code == 0 and not cut, argv=["pytest", f"tests/t{i}"],
-            stdout_bytes=size, stdout_cap=CAP, stdout_truncated=cut,
-            stdout_clip="head" if cut else None, stdout_sha256=None if cut else "ab" * 32,
-            preview_stdout="ok\n" + (f"…[truncated {size - CAP} bytes]…" if cut else ""),
-        ))
+        lines.append(
+            tool(
+                f"cmd_{i:04d}",
+                started_at=f"2026-11-02T{9 + i // 60:02d}:{i % 60:02d}:00Z",
+                exit_code=code,
+                ok_preview=code == 0 and not cut,
+                argv=["pytest", f"tests/t{i}"],
+                stdout_bytes=size,
+                stdout_cap=CAP,
+                stdout_truncated=cut,
+                stdout_clip="head" if cut else None,
+                stdout_sha256=None if cut else "ab" * 32,
+                preview_stdout="ok\n" + (f"…[truncated {size - CAP} bytes]…" if cut else ""),
+            )
+        )
     root.mkdir(parents=True)
     (root / "feedback_record.jsonl").write_bytes(b"".join(encode_line(x) for x in lines))
     return root
@@ -65,5 +73,6 @@ class TestStats:
 
     @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
     def test_light_theme(self, snap_compare, size, tmp_path) -> None:  # type: ignore[no-untyped-def]
-        assert snap_compare(app_for(tmp_path), terminal_size=size,
-                            run_before=open_stats("textual-light"))
+        assert snap_compare(
+            app_for(tmp_path), terminal_size=size, run_before=open_stats("textual-light")
+        )

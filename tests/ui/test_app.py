@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Input, Static
-
 from viewer_helpers import FLAKY, MULTI, make_app, settle
+
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.chain import ChainPane
@@ -182,10 +182,21 @@ async def test_raw_toggle() -> None:
 
 
 DETAILS = [
-    ("head-cut-banner", 1, ["5,503 bytes (40%) never shown", "━━ 5,503 bytes the agent never saw ━━"]),
+    (
+        "head-cut-banner",
+        1,
+        ["5,503 bytes (40%) never shown", "━━ 5,503 bytes the agent never saw ━━"],
+    ),
     ("items", 7, ["50 items at source, 20 shown"]),
-    ("feedback-unknown", 8, ["truncation unknown (no byte counts in this dialect)",
-                             "212 lines the agent never saw", "none: runner timed out after 600 s"]),
+    (
+        "feedback-unknown",
+        8,
+        [
+            "truncation unknown (no byte counts in this dialect)",
+            "212 lines the agent never saw",
+            "none: runner timed out after 600 s",
+        ],
+    ),
     ("relative-cwd", 5, ["tests/ui/data/flaky/repo   (recorded: repo)"]),
     ("bad-line", 4, ["bad line  ", "feedback_record.jsonl:1"]),
 ]
@@ -218,7 +229,9 @@ async def test_escape_sequences_never_reach_the_screen(raw: bool) -> None:
         strips = app.screen._compositor.render_strips()
         texts = ["".join(seg.text for seg in strip) for strip in strips]
         screen = "\n".join(texts)
-        bad = sorted({hex(ord(c)) for c in screen if ord(c) < 0x20 and c != "\n" or 0x7F <= ord(c) <= 0x9F})
+        bad = sorted(
+            {hex(ord(c)) for c in screen if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F}
+        )
         assert bad == []
         assert "␛]0;pwned␇" in screen
         if not raw:
@@ -261,17 +274,30 @@ async def test_run_picker_for_a_directory_of_runs() -> None:
 async def test_palette_offers_every_action() -> None:
     app = make_app()
     actions = {b.action for b in app.palette_bindings()}
-    assert {"next_failure", "prev_failure", "next_truncated", "latest_failure", "search",
-            "filter_failed", "filter_truncated", "toggle_raw", "copy_argv", "chain_next",
-            "help", "quit_app"} <= actions
+    assert {
+        "next_failure",
+        "prev_failure",
+        "next_truncated",
+        "latest_failure",
+        "search",
+        "filter_failed",
+        "filter_truncated",
+        "toggle_raw",
+        "copy_argv",
+        "chain_next",
+        "help",
+        "quit_app",
+    } <= actions
 
 
 @pytest.mark.slow
 async def test_200k_spans_open_and_scroll_to_the_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
     n = 200_000
-    line = ('{"schema":"tracetui/1","command_id":"id-%d","argv":["echo","%d"],"exit_code":%d,'
-            '"stdout_bytes":10,"stdout_cap":8192,"stdout_truncated":false,"stderr_bytes":0,'
-            '"stderr_cap":8192,"stderr_truncated":false,"preview_stdout":"x"}')
+    line = (
+        '{"schema":"tracetui/1","command_id":"id-%d","argv":["echo","%d"],"exit_code":%d,'
+        '"stdout_bytes":10,"stdout_cap":8192,"stdout_truncated":false,"stderr_bytes":0,'
+        '"stderr_cap":8192,"stderr_truncated":false,"preview_stdout":"x"}'
+    )
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(line % (i, i, 1 if i == 1234 else 0) for i in range(n)) + "\n")
     app = make_app(str(path))
@@ -287,13 +313,18 @@ async def test_200k_spans_open_and_scroll_to_the_end(tmp_path) -> None:  # type:
         assert "echo 199999" in last.text
 
 
-FAILING = ('{"schema": "tracetui/1", "command_id": "0012-new", "argv": ["make", "again"], '
-           '"exit_code": 4, "stdout_bytes": 0, "stderr_bytes": 0, "stdout_cap": null, '
-           '"stderr_cap": null, "stdout_truncated": false, "stderr_truncated": false}\n')
+FAILING = (
+    '{"schema": "tracetui/1", "command_id": "0012-new", "argv": ["make", "again"], '
+    '"exit_code": 4, "stdout_bytes": 0, "stderr_bytes": 0, "stdout_cap": null, '
+    '"stderr_cap": null, "stdout_truncated": false, "stderr_truncated": false}\n'
+)
 
 
-@pytest.mark.parametrize(("follow", "start", "row"), [(True, 11, 12), (True, 10, 10), (False, 11, 11)],
-                         ids=["at-end-follows", "elsewhere-keeps-place", "no-follow-keeps-place"])
+@pytest.mark.parametrize(
+    ("follow", "start", "row"),
+    [(True, 11, 12), (True, 10, 10), (False, 11, 11)],
+    ids=["at-end-follows", "elsewhere-keeps-place", "no-follow-keeps-place"],
+)
 async def test_rows_appended_while_open(tmp_path, follow: bool, start: int, row: int) -> None:  # type: ignore[no-untyped-def]
     import shutil
 

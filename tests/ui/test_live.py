@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from records import tool
 from viewer_helpers import FLAKY, settle
+
 from tracetui.record.rotate import append_record
 from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
@@ -146,7 +146,7 @@ async def test_rotation_loses_and_duplicates_nothing(tmp_path: Path) -> None:
         # Written in bursts of 6 (more than one file's worth), each taken in before the next.
         records = [failing(i) if i % 7 == 3 else ok(i) for i in range(n)]
         for i in range(0, n, 6):
-            write(run_dir, records[i:i + 6], max_bytes=4096)
+            write(run_dir, records[i : i + 6], max_bytes=4096)
             await until(pilot, lambda: len(app.index) >= ROWS + min(n, i + 6))
         await pilot.pause(0.05)
         assert os.path.exists(run_dir / f"{BASE}.4")
@@ -157,8 +157,12 @@ async def test_rotation_loses_and_duplicates_nothing(tmp_path: Path) -> None:
         assert app.selected_row == ROWS + n - 1  # it followed to the end
 
 
-@pytest.mark.parametrize(("follow", "state"), [(True, "LIVE"), (False, "")], ids=["live", "no-follow"])
-async def test_follow_binding_in_palette_and_header(tmp_path: Path, follow: bool, state: str) -> None:
+@pytest.mark.parametrize(
+    ("follow", "state"), [(True, "LIVE"), (False, "")], ids=["live", "no-follow"]
+)
+async def test_follow_binding_in_palette_and_header(
+    tmp_path: Path, follow: bool, state: str
+) -> None:
     run_dir = tmp_path / "flaky"
     shutil.copytree(FLAKY, run_dir)
     app = TraceApp(open_paths([str(run_dir)]), follow=follow)

@@ -7,18 +7,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from records import encode_line, tool
 
 
 def big_run(tmp_path: Path) -> Path:
-    recs = [tool(f"r{i:05d}", exit_code=1 if i == 10 else 0, preview_stdout="y" * 250) for i in range(6000)]
+    recs = [
+        tool(f"r{i:05d}", exit_code=1 if i == 10 else 0, preview_stdout="y" * 250)
+        for i in range(6000)
+    ]
     path = tmp_path / "B.jsonl"
     path.write_bytes(b"".join(encode_line(r) for r in recs))
     return path
 
 
-async def test_peek_first_then_the_latest_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_peek_first_then_the_latest_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import tracetui.ui.app as appmod
     from tracetui.store.runset import open_paths
 
@@ -46,14 +50,18 @@ async def test_peek_first_then_the_latest_failure(tmp_path: Path, monkeypatch: p
         assert app.index.ids[app.selected_row] == "r00010"  # the latest failure, as for any open
 
 
-async def test_a_row_chosen_in_the_peek_stays_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_row_chosen_in_the_peek_stays_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import tracetui.ui.app as appmod
     from tracetui.store.runset import open_paths
 
     gate = threading.Event()
     real = appmod.build_index
     monkeypatch.setattr(appmod, "PEEK_ABOVE", 0)
-    monkeypatch.setattr(appmod, "build_index", lambda run, progress=None: (gate.wait(10), real(run, progress))[1])
+    monkeypatch.setattr(
+        appmod, "build_index", lambda run, progress=None: (gate.wait(10), real(run, progress))[1]
+    )
     app = appmod.TraceApp(open_paths([str(big_run(tmp_path))]), follow=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.2)

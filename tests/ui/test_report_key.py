@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from viewer_helpers import make_app, settle
+
 from tracetui.export.report import render_report
 from tracetui.ui.report_export import report_stem, write_new
 
@@ -35,12 +35,17 @@ def test_write_new_never_overwrites(tmp_path: Path) -> None:
     got = [os.path.basename(write_new(str(tmp_path), "r", f"report {i}")) for i in range(2)]
     assert got == ["r-3.md", "r-4.md"]
     assert [(tmp_path / n).read_text() for n in ("r.md", "r-2.md", "r-3.md", "r-4.md")] == [
-        "mine", "mine too", "report 0", "report 1"]
+        "mine",
+        "mine too",
+        "report 0",
+        "report 1",
+    ]
 
 
 @pytest.mark.parametrize("row", [1, 6, 10], ids=["chain-root", "chain-branch", "latest-failure"])
-async def test_e_writes_the_report_of_the_selected_row(row: int, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_e_writes_the_report_of_the_selected_row(
+    row: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -58,11 +63,15 @@ async def test_e_writes_the_report_of_the_selected_row(row: int, tmp_path: Path,
     assert sorted(os.listdir(tmp_path)) == [f"{stem}-2.md", f"{stem}.md"]
     assert (tmp_path / f"{stem}.md").read_text(encoding="utf-8") == expected
     assert (tmp_path / f"{stem}-2.md").read_text(encoding="utf-8") == expected
-    assert messages == [f"report written to {tmp_path / f'{stem}.md'}",
-                        f"report written to {tmp_path / f'{stem}-2.md'}"]
+    assert messages == [
+        f"report written to {tmp_path / f'{stem}.md'}",
+        f"report written to {tmp_path / f'{stem}-2.md'}",
+    ]
 
 
-async def test_e_on_a_bad_line_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_e_on_a_bad_line_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -76,8 +85,9 @@ async def test_e_on_a_bad_line_writes_nothing(tmp_path: Path, monkeypatch: pytes
     assert messages == ["a bad line has no retry chain to report"]
 
 
-async def test_write_failure_is_an_error_notification(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_write_failure_is_an_error_notification(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A cwd removed under the viewer (works as root too, unlike a read-only directory).
     gone = tmp_path / "gone"
     gone.mkdir()

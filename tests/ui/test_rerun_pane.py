@@ -32,11 +32,11 @@ FAILURE = "E   AssertionError: total 33.33 != 33.34"
 SCRIPTS = {
     # 20 KB of passing lines, the failure last: far past the 8 KiB the agent was shown.
     "suite": "import sys\n"
-             "for i in range(400):\n    sys.stdout.write(f'test_{i:03d} PASSED ' + 'x' * 34 + '\\n')\n"
-             f"print({FAILURE!r})\nsys.exit(1)\n",
+    "for i in range(400):\n    sys.stdout.write(f'test_{i:03d} PASSED ' + 'x' * 34 + '\\n')\n"
+    f"print({FAILURE!r})\nsys.exit(1)\n",
     # Records its pid, then sleeps: the cancel test checks the process is gone.
     "sleeper": "import os, time\nopen('sleeper.pid', 'w').write(str(os.getpid()))\n"
-               "print('sleeping', flush=True)\ntime.sleep(60)\n",
+    "print('sleeping', flush=True)\ntime.sleep(60)\n",
     # A new timestamp on every run: differs by hash, equal once timestamps are normalised.
     "clock": "import datetime\nprint('started', datetime.datetime.now().isoformat())\nprint('ok')\n",
 }
@@ -102,10 +102,15 @@ async def test_confirm_run_diff_and_the_never_seen_failure(tmp_path: Path) -> No
         pane = await confirm_and_finish(pilot)
         status = text(app, "#rerun-status")
         assert "exit    then 1   now 1" in status
-        assert "stdout  20,441 → 20,441 B  identical\n        saw the head window · 12,249 B never seen\n" in status
+        assert (
+            "stdout  20,441 → 20,441 B  identical\n        saw the head window · 12,249 B never seen\n"
+            in status
+        )
         assert "stderr  0 → 0 B  identical\n        saw the whole stream\n" in status
         body = text(app, "#rerun-stdout")
-        diff_part, unseen_part = body.split("── never seen by the agent: 12,249 B from byte 8,192 ──")
+        diff_part, unseen_part = body.split(
+            "── never seen by the agent: 12,249 B from byte 8,192 ──"
+        )
         assert "no difference" in diff_part and FAILURE not in diff_part
         assert unseen_part.rstrip().endswith(FAILURE)
         assert unseen_part.startswith("\nEnd jumps to its last lines\n…")  # 8,192 is mid-line
@@ -143,9 +148,13 @@ async def test_cancel_kills_the_process_group(tmp_path: Path) -> None:
         assert gone(pid)
         assert "error   cancelled; process group killed" in text(app, "#rerun-status")
         # Even a cancelled re-run is recorded, as a failed attempt with the reason.
-        rows = [json.loads(x) for x in Path(sidecar_path(str(folder / "run.jsonl"))).read_text().splitlines()]
+        rows = [
+            json.loads(x)
+            for x in Path(sidecar_path(str(folder / "run.jsonl"))).read_text().splitlines()
+        ]
         assert [(r["exit_code"] is not None and r["exit_code"] < 0, r["error"]) for r in rows] == [
-            (True, "cancelled; process group killed")]
+            (True, "cancelled; process group killed")
+        ]
 
 
 @pytest.mark.parametrize("key", ["n", "escape"], ids=["n", "esc"])
@@ -189,7 +198,9 @@ async def test_the_rerun_joins_the_chain(tmp_path: Path, follow: bool) -> None:
             app.select_row(0)
             pane = await confirm_and_finish(pilot)
             new_ids.append(str(pane.result.record["command_id"]))
-            await until(pilot, lambda n=n: app.index is not None and len(app.index) == n, pauses=2000)
+            await until(
+                pilot, lambda n=n: app.index is not None and len(app.index) == n, pauses=2000
+            )
             await settle(pilot)
         assert len(app.query(RerunPane)) == 1
         chain = app.query_one(ChainPane)
@@ -207,14 +218,19 @@ async def test_rules_switch_the_diff_without_running_again(tmp_path: Path) -> No
         await settle(pilot)
         pane = await confirm_and_finish(pilot)
         assert text(app, "#rerun-status").splitlines()[1].endswith(" B  differs")
-        assert "no difference after normalisation: switch rules off (1-5) to see the raw change" in text(app, "#rerun-stdout")
+        assert (
+            "no difference after normalisation: switch rules off (1-5) to see the raw change"
+            in text(app, "#rerun-stdout")
+        )
         await pilot.press("2")  # timestamps off
         await pilot.pause()
         assert not app.query_one("#rule-timestamps", Checkbox).value
         body = text(app, "#rerun-stdout")
         assert "normalised: ansi, durations, hex, tmp" in body
         assert [ln[:9] for ln in body.splitlines() if ln[:1] in "+-" and ln[1:2] != ln[:1]] == [
-            "-started ", "+started "]
+            "-started ",
+            "+started ",
+        ]
         await pilot.press("2")
         await pilot.pause()
         assert "no difference" in text(app, "#rerun-stdout")
@@ -224,15 +240,19 @@ async def test_rules_switch_the_diff_without_running_again(tmp_path: Path) -> No
 
 REFUSED = [
     ("no-argv", {"argv": []}, "span 'x1' records no argv to re-run"),
-    ("not-rerunnable", {"argv": ["Read", "a.txt"], "tool_name": "Read", "rerunnable": False},
-     "span 'x1' is a Read call, not a shell command: it cannot be re-run (rerunnable: false)"),
+    (
+        "not-rerunnable",
+        {"argv": ["Read", "a.txt"], "tool_name": "Read", "rerunnable": False},
+        "span 'x1' is a Read call, not a shell command: it cannot be re-run (rerunnable: false)",
+    ),
     ("missing-cwd", {"cwd": "gone"}, "its working directory is not there: {folder}/gone"),
 ]
 
 
 @pytest.mark.parametrize(("name", "over", "message"), REFUSED, ids=[c[0] for c in REFUSED])
-async def test_refusals_are_notices_without_a_modal(tmp_path: Path, name: str, over: dict[str, Any],
-                                                    message: str) -> None:
+async def test_refusals_are_notices_without_a_modal(
+    tmp_path: Path, name: str, over: dict[str, Any], message: str
+) -> None:
     from records import tool
 
     folder = tmp_path / "run"

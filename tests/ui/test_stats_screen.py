@@ -6,10 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from records import Line, encode_line, tool
 from viewer_helpers import make_app, settle
-from tracetui.ui.screens.stats import Headline, StatsScreen, drift_words, headline, pct, show_stats, when
+
+from tracetui.ui.screens.stats import (
+    Headline,
+    StatsScreen,
+    drift_words,
+    headline,
+    pct,
+    show_stats,
+    when,
+)
 from tracetui.ui.widgets.trend_chart import TrendChart, bar_rows, level, to_columns
 
 CAP = 1000
@@ -22,13 +30,22 @@ def creep_run(root: Path) -> Path:
     lines: list[Line] = []
     for i, (size, code) in enumerate(CREEP):
         cut = size > CAP
-        lines.append(tool(
-            f"cmd_{i:04d}", started_at=f"2026-11-02T09:{i:02d}:00Z", exit_code=code,
-            ok_preview=code == 0 and not cut, argv=["pytest", f"tests/t{i}"],
-            stdout_bytes=size, stdout_cap=CAP, stdout_truncated=cut,
-            stdout_clip="head" if cut else None, stdout_sha256=None if cut else "ab" * 32,
-            preview_stdout="x" * min(size, CAP) + (f"…[truncated {size - CAP} bytes]…" if cut else ""),
-        ))
+        lines.append(
+            tool(
+                f"cmd_{i:04d}",
+                started_at=f"2026-11-02T09:{i:02d}:00Z",
+                exit_code=code,
+                ok_preview=code == 0 and not cut,
+                argv=["pytest", f"tests/t{i}"],
+                stdout_bytes=size,
+                stdout_cap=CAP,
+                stdout_truncated=cut,
+                stdout_clip="head" if cut else None,
+                stdout_sha256=None if cut else "ab" * 32,
+                preview_stdout="x" * min(size, CAP)
+                + (f"…[truncated {size - CAP} bytes]…" if cut else ""),
+            )
+        )
         if i == 3:
             lines.append("{not json\n")
     root.mkdir(parents=True)
@@ -48,7 +65,9 @@ COLUMNS = [
 ]
 
 
-@pytest.mark.parametrize(("values", "width", "want"), [c[1:] for c in COLUMNS], ids=[c[0] for c in COLUMNS])
+@pytest.mark.parametrize(
+    ("values", "width", "want"), [c[1:] for c in COLUMNS], ids=[c[0] for c in COLUMNS]
+)
 def test_to_columns(values: list[Any], width: int, want: list[Any]) -> None:
     assert to_columns(values, width) == want
 
@@ -63,7 +82,9 @@ LEVELS = [
 ]
 
 
-@pytest.mark.parametrize(("value", "top", "rows", "want"), [c[1:] for c in LEVELS], ids=[c[0] for c in LEVELS])
+@pytest.mark.parametrize(
+    ("value", "top", "rows", "want"), [c[1:] for c in LEVELS], ids=[c[0] for c in LEVELS]
+)
 def test_level(value: float, top: float, rows: int, want: int) -> None:
     assert level(value, top, rows) == want
 
@@ -75,7 +96,9 @@ BARS = [
 ]
 
 
-@pytest.mark.parametrize(("values", "rows", "want"), [c[1:] for c in BARS], ids=[c[0] for c in BARS])
+@pytest.mark.parametrize(
+    ("values", "rows", "want"), [c[1:] for c in BARS], ids=[c[0] for c in BARS]
+)
 def test_bar_rows(values: list[Any], rows: int, want: list[str]) -> None:
     assert bar_rows(values, 1.0, rows) == want
 
@@ -103,14 +126,22 @@ def test_formats(got: str, want: str) -> None:
 
 
 def test_headline_of_the_creep_run(tmp_path: Path) -> None:
+    from tracetui.analysis.trends import trend_summary
     from tracetui.store.index import build_index
     from tracetui.store.runset import open_paths
-    from tracetui.analysis.trends import trend_summary
 
     index = build_index(open_paths([str(creep_run(tmp_path / "creep"))])[0])
     assert headline(trend_summary(index)) == Headline(
-        spans=8, failed=3, truncated=4, hidden_bytes=6500, produced_bytes=13200,
-        hidden_share=6500 / 13200, early_share=0.0, late_share=5000 / 7000, exact=True)
+        spans=8,
+        failed=3,
+        truncated=4,
+        hidden_bytes=6500,
+        produced_bytes=13200,
+        hidden_share=6500 / 13200,
+        early_share=0.0,
+        late_share=5000 / 7000,
+        exact=True,
+    )
 
 
 def test_show_stats_before_the_index_is_ready() -> None:
@@ -142,25 +173,42 @@ async def test_s_shows_the_run_figures_and_closes(close: str, tmp_path: Path) ->
         screen = app.screen
         assert isinstance(screen, StatsScreen)
         assert _plain(screen.query_one("#stats-title")) == (
-            "trends · creep/feedback_record.jsonl · 8 buckets × 1 span, in order")
+            "trends · creep/feedback_record.jsonl · 8 buckets × 1 span, in order"
+        )
         assert _plain(screen.query_one("#stats-headline")) == (
             "8 spans · 3 failed · 4 truncated · 6,500 B hidden of 13,200 B (49%)\n"
-            "hidden share: first quarter 0% → last quarter 71%  ▲ rising")
+            "hidden share: first quarter 0% → last quarter 71%  ▲ rising"
+        )
         charts = {c.id: c for c in screen.query(TrendChart)}
         got = {
             cid: (c.values, c.top, c.top_label, c.left_label, c.right_label)
             for cid, c in charts.items()
         }
         assert got == {
-            "chart-hidden": ([0.0, 0.0, 0.0, 0.0, 0.3333, 0.5, 0.6667, 0.75], 1.0, "100%",
-                             "2026-11-02 09:00:00", "09:07:00"),
+            "chart-hidden": (
+                [0.0, 0.0, 0.0, 0.0, 0.3333, 0.5, 0.6667, 0.75],
+                1.0,
+                "100%",
+                "2026-11-02 09:00:00",
+                "09:07:00",
+            ),
             "chart-failed": ([0, 0, 1, 0, 0, 1, 0, 1], 1, "1", "2026-11-02 09:00:00", "09:07:00"),
-            "chart-size": ([500, 800, 400, 1000, 1500, 2000, 3000, 4000], 4000, "3.9K",
-                           "2026-11-02 09:00:00", "09:07:00"),
+            "chart-size": (
+                [500, 800, 400, 1000, 1500, 2000, 3000, 4000],
+                4000,
+                "3.9K",
+                "2026-11-02 09:00:00",
+                "09:07:00",
+            ),
         }
-        subtitles = [screen.query_one(f"#stats-{n}").border_subtitle for n in ("hidden", "failed", "size")]
-        assert subtitles == ["min 0% · max 75%", "per bucket: min 0 · max 1 · 3 in all",
-                             "min 400 · max 3.9K"]
+        subtitles = [
+            screen.query_one(f"#stats-{n}").border_subtitle for n in ("hidden", "failed", "size")
+        ]
+        assert subtitles == [
+            "min 0% · max 75%",
+            "per bucket: min 0 · max 1 · 3 in all",
+            "min 400 · max 3.9K",
+        ]
         selected = app.selected_row
         await pilot.press("j")  # the viewer's keys do not reach the list under the modal
         await pilot.press(close)

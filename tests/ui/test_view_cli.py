@@ -21,7 +21,9 @@ BAD_PATHS = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "message"), [c[1:] for c in BAD_PATHS], ids=[c[0] for c in BAD_PATHS])
+@pytest.mark.parametrize(
+    ("argv", "message"), [c[1:] for c in BAD_PATHS], ids=[c[0] for c in BAD_PATHS]
+)
 def test_bad_paths_exit_2_with_a_message(tmp_path, capsys, argv, message) -> None:  # type: ignore[no-untyped-def]
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert main(argv) == 2

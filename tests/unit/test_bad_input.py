@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from records import encode_line, tool
+
 from tracetui.store.index import BAD, build_index
 from tracetui.store.reader import iter_lines
 from tracetui.store.runset import open_path
@@ -23,12 +23,18 @@ AFTER = encode_line(tool("after"))
 BAD_LINES: list[tuple[str, bytes, str]] = [
     ("malformed-json", b'{"schema": "tracetui/1", \n', "malformed JSON"),
     ("not-an-object", b"[1, 2, 3]\n", "expected a JSON object, got list"),
-    ("unknown-record", b'{"hello": "world"}\n', "not a span record of any known dialect (keys: hello)"),
+    (
+        "unknown-record",
+        b'{"hello": "world"}\n',
+        "not a span record of any known dialect (keys: hello)",
+    ),
     ("binary-garbage", b"\x00\x01\x02\xff\n", "malformed JSON"),
 ]
 
 
-@pytest.mark.parametrize(("line", "reason"), [c[1:] for c in BAD_LINES], ids=[c[0] for c in BAD_LINES])
+@pytest.mark.parametrize(
+    ("line", "reason"), [c[1:] for c in BAD_LINES], ids=[c[0] for c in BAD_LINES]
+)
 def test_bad_line_is_a_row_and_reading_goes_on(make_run: Any, line: bytes, reason: str) -> None:
     root = make_run({"B.jsonl": [GOOD, line, AFTER]})
     ix = build_index(open_path(str(root / "B.jsonl"))[0])
@@ -46,7 +52,7 @@ def test_truncated_last_line(make_run: Any) -> None:
 
 
 def test_invalid_utf8_is_replaced_and_noted(make_run: Any) -> None:
-    rec = encode_line(tool("u", preview_stdout="caf\u00e9")).replace("caf\\u00e9".encode(), b"caf\xe9")
+    rec = encode_line(tool("u", preview_stdout="caf\u00e9")).replace(b"caf\\u00e9", b"caf\xe9")
     root = make_run({"B.jsonl": [rec]})
     ix = build_index(open_path(str(root / "B.jsonl"))[0])
     span = ix.span(0)
@@ -127,4 +133,9 @@ def test_iter_lines_handles_lines_across_chunks(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(reader, "CHUNK", 3)
     data = b"a\nbbbbbbb\n\nccc"
     got = [(r.line_no, r.offset, r.data, r.complete) for r in iter_lines(io.BytesIO(data))]
-    assert got == [(1, 0, b"a", True), (2, 2, b"bbbbbbb", True), (3, 10, b"", True), (4, 11, b"ccc", False)]
+    assert got == [
+        (1, 0, b"a", True),
+        (2, 2, b"bbbbbbb", True),
+        (3, 10, b"", True),
+        (4, 11, b"ccc", False),
+    ]

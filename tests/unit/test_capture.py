@@ -34,7 +34,12 @@ def test_trim_end(data, expected):
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [(b"abc", b"abc"), (EURO[1:] + b"a", b"a"), (EURO[2:] + b"a", b"a"), (b"\x80" * 5, b"\x80\x80")],
+    [
+        (b"abc", b"abc"),
+        (EURO[1:] + b"a", b"a"),
+        (EURO[2:] + b"a", b"a"),
+        (b"\x80" * 5, b"\x80\x80"),
+    ],
     ids=["ascii", "2-of-3", "3-of-3", "garbage-max-3"],
 )
 def test_trim_start(data, expected):
@@ -92,14 +97,17 @@ def test_spool_keeps_the_whole_stream(tmp_path):
 
 
 def run(argv, **kw):
-    return run_captured(argv, cwd=os.getcwd(), stdout_tap=StreamTap(100, 100),
-                        stderr_tap=StreamTap(100, 100), **kw)
+    return run_captured(
+        argv, cwd=os.getcwd(), stdout_tap=StreamTap(100, 100), stderr_tap=StreamTap(100, 100), **kw
+    )
 
 
 def test_both_streams_and_progress():
     seen: list[tuple[int, int]] = []
-    out = run([sys.executable, "-c", "import sys; sys.stdout.write('o'*5000); sys.stderr.write('e'*7)"],
-              on_progress=lambda o, e: seen.append((o, e)))
+    out = run(
+        [sys.executable, "-c", "import sys; sys.stdout.write('o'*5000); sys.stderr.write('e'*7)"],
+        on_progress=lambda o, e: seen.append((o, e)),
+    )
     assert (out.returncode, out.stdout.total, out.stderr.total) == (0, 5000, 7)
     assert seen[-1] == (5000, 7)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from records import tool
+
 from tracetui.analysis.chains import ChainIndex
 from tracetui.store.index import build_index
 from tracetui.store.runset import open_path
@@ -16,7 +17,7 @@ def index_of(make_run: Any, records: list[dict[str, Any]], members: int = 1) -> 
     files: dict[str, list[Any]] = {}
     for i in range(members):
         name = "B.jsonl" if i == members - 1 else f"B.jsonl.{members - 1 - i}"
-        chunk = records[i * per:] if i == members - 1 else records[i * per:(i + 1) * per]
+        chunk = records[i * per :] if i == members - 1 else records[i * per : (i + 1) * per]
         files[name] = chunk
     root = make_run(files)
     return build_index(open_path(str(root / "B.jsonl"))[0])
@@ -27,10 +28,17 @@ def shape(ix: Any, chain: Any) -> list[tuple[str, int]]:
 
 
 def test_branching_tree_across_members(make_run: Any) -> None:
-    ix = index_of(make_run, [
-        tool("a", exit_code=1), tool("x"), tool("b", parent_command_id="a", exit_code=1),
-        tool("c", parent_command_id="a", exit_code=1), tool("d", parent_command_id="b"),
-    ], members=3)
+    ix = index_of(
+        make_run,
+        [
+            tool("a", exit_code=1),
+            tool("x"),
+            tool("b", parent_command_id="a", exit_code=1),
+            tool("c", parent_command_id="a", exit_code=1),
+            tool("d", parent_command_id="b"),
+        ],
+        members=3,
+    )
     chains = ChainIndex(ix)
     chain = chains.chain(ix.id_rows["d"])
     assert shape(ix, chain) == [("a", 1), ("b", 2), ("d", 3), ("c", 2)]
@@ -47,9 +55,14 @@ def test_missing_parent_is_a_marked_root(make_run: Any) -> None:
 
 
 def test_cycle_terminates_and_is_reported(make_run: Any) -> None:
-    ix = index_of(make_run, [
-        tool("a", parent_command_id="c"), tool("b", parent_command_id="a"), tool("c", parent_command_id="b"),
-    ])
+    ix = index_of(
+        make_run,
+        [
+            tool("a", parent_command_id="c"),
+            tool("b", parent_command_id="a"),
+            tool("c", parent_command_id="b"),
+        ],
+    )
     chains = ChainIndex(ix)
     chain = chains.chain(ix.id_rows["b"])
     assert chain.cycle
@@ -100,7 +113,9 @@ def test_groups_agree_with_the_trees_on_random_graphs(make_run: Any) -> None:
         parent = None
         if rng.random() < 0.6:
             parent = f"n{rng.randint(0, 650)}"  # earlier, later, itself, or not in the set at all
-        recs.append(tool(f"n{i if rng.random() > 0.02 else rng.randint(0, i)}", parent_command_id=parent))
+        recs.append(
+            tool(f"n{i if rng.random() > 0.02 else rng.randint(0, i)}", parent_command_id=parent)
+        )
     ix = index_of(make_run, recs, members=3)
     chains = ChainIndex(ix)
     trees = {c.root.row: c.rows() for c in chains.multi_attempt_chains()}

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tracetui.rerun import diff
 from tracetui.model.markers import marker_line
-from tracetui.rerun.normalize import RULE_NAMES, normalize_text, parse_rules
 from tracetui.model.spans import normalize
+from tracetui.rerun import diff
+from tracetui.rerun.normalize import RULE_NAMES, normalize_text, parse_rules
 
 
 def sha(data: bytes) -> str:
@@ -77,16 +77,31 @@ OLD = b"".join(b"line %03d\n" % i for i in range(100))  # 900 bytes
 
 def tt1(stream: bytes, cap: int | None, clip: str = "head", **over: Any) -> dict[str, Any]:
     """A tracetui/1 stdout as the recorder would write it (windows cut at the byte, ASCII data)."""
-    rec: dict[str, Any] = {"schema": "tracetui/1", "span_type": "tool", "argv": ["x"], "exit_code": 0,
-                           "stdout_bytes": len(stream), "stdout_cap": cap, "stdout_full_sha256": sha(stream)}
+    rec: dict[str, Any] = {
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "argv": ["x"],
+        "exit_code": 0,
+        "stdout_bytes": len(stream),
+        "stdout_cap": cap,
+        "stdout_full_sha256": sha(stream),
+    }
     if cap is None or len(stream) <= cap:
-        rec.update(stdout_truncated=False, stdout_sha256=sha(stream), preview_stdout=stream.decode())
+        rec.update(
+            stdout_truncated=False, stdout_sha256=sha(stream), preview_stdout=stream.decode()
+        )
     else:
         head_n = cap if clip == "head" else 0 if clip == "tail" else cap - cap // 2
         tail_n = cap - head_n
-        head, tail = stream[:head_n], stream[len(stream) - tail_n:] if tail_n else b""
-        rec.update(stdout_truncated=True, stdout_sha256=None, stdout_clip=clip,
-                   preview_stdout=head.decode() + marker_line(len(stream) - head_n - tail_n) + tail.decode())
+        head, tail = stream[:head_n], stream[len(stream) - tail_n :] if tail_n else b""
+        rec.update(
+            stdout_truncated=True,
+            stdout_sha256=None,
+            stdout_clip=clip,
+            preview_stdout=head.decode()
+            + marker_line(len(stream) - head_n - tail_n)
+            + tail.decode(),
+        )
         if head_n:
             rec.update(stdout_head_sha256=sha(head), stdout_head_bytes=head_n)
         if tail_n:
@@ -96,7 +111,7 @@ def tt1(stream: bytes, cap: int | None, clip: str = "head", **over: Any) -> dict
 
 
 def changed(at: int) -> bytes:
-    return OLD[:at] + b"X" + OLD[at + 1:]
+    return OLD[:at] + b"X" + OLD[at + 1 :]
 
 
 VERDICT_CASES = [
@@ -109,22 +124,52 @@ VERDICT_CASES = [
     ("differs-full", tt1(OLD, None), changed(450), diff.DIFFERS),
     ("differs-window", tt1(OLD, 200), changed(10), diff.DIFFERS),
     ("differs-shorter-than-window", tt1(OLD, 200), OLD[:50], diff.DIFFERS),
-    ("truncation-span-head-256",
-     {"span_type": "tool", "argv": ["x"], "returncode": 0, "stdout_bytes": 900, "stdout_cap": 300,
-      "stdout_truncated": True, "stdout_sha256": None, "stdout_head_sha256": sha(OLD[:256]),
-      "stdout_tail_sha256": sha(OLD[-256:]), "preview_stdout": OLD[:100].decode()},
-     changed(450), diff.BOTH_MATCH),
-    ("truncation-span-short-stream",
-     {"span_type": "tool", "argv": ["x"], "returncode": 0, "stdout_bytes": 90, "stdout_cap": 300,
-      "stdout_truncated": False, "stdout_sha256": "0" * 64, "stdout_head_sha256": sha(OLD[:90]),
-      "preview_stdout": OLD[:90].decode()},
-     OLD[:90] + b"more", diff.HEAD_MATCHES),
-    ("unknown-feedback", {"command": ["x"], "stdout_tail": "line 099\n", "exit_code": 0}, OLD, diff.UNKNOWN),
+    (
+        "truncation-span-head-256",
+        {
+            "span_type": "tool",
+            "argv": ["x"],
+            "returncode": 0,
+            "stdout_bytes": 900,
+            "stdout_cap": 300,
+            "stdout_truncated": True,
+            "stdout_sha256": None,
+            "stdout_head_sha256": sha(OLD[:256]),
+            "stdout_tail_sha256": sha(OLD[-256:]),
+            "preview_stdout": OLD[:100].decode(),
+        },
+        changed(450),
+        diff.BOTH_MATCH,
+    ),
+    (
+        "truncation-span-short-stream",
+        {
+            "span_type": "tool",
+            "argv": ["x"],
+            "returncode": 0,
+            "stdout_bytes": 90,
+            "stdout_cap": 300,
+            "stdout_truncated": False,
+            "stdout_sha256": "0" * 64,
+            "stdout_head_sha256": sha(OLD[:90]),
+            "preview_stdout": OLD[:90].decode(),
+        },
+        OLD[:90] + b"more",
+        diff.HEAD_MATCHES,
+    ),
+    (
+        "unknown-feedback",
+        {"command": ["x"], "stdout_tail": "line 099\n", "exit_code": 0},
+        OLD,
+        diff.UNKNOWN,
+    ),
     ("uppercase-hash", tt1(OLD, None, stdout_full_sha256=sha(OLD).upper()), OLD, diff.IDENTICAL),
 ]
 
 
-@pytest.mark.parametrize(("name", "rec", "new", "want"), VERDICT_CASES, ids=[c[0] for c in VERDICT_CASES])
+@pytest.mark.parametrize(
+    ("name", "rec", "new", "want"), VERDICT_CASES, ids=[c[0] for c in VERDICT_CASES]
+)
 def test_verdict(name: str, rec: dict[str, Any], new: bytes, want: str) -> None:
     assert diff.verdict(normalize(rec).stdout, diff.BytesOutput(new)) == want
 
@@ -137,14 +182,26 @@ def windows(rec: dict[str, Any], new: bytes) -> diff.Windows:
 
 def test_head_window_and_unseen_part() -> None:
     w = windows(tt1(OLD, 200), OLD + b"extra\n")
-    assert (w.clip, w.head_bytes, w.tail_bytes, w.unseen_start, w.unseen_bytes) == ("head", 200, 0, 200, 706)
+    assert (w.clip, w.head_bytes, w.tail_bytes, w.unseen_start, w.unseen_bytes) == (
+        "head",
+        200,
+        0,
+        200,
+        706,
+    )
     assert w.head_text == OLD[:200].decode() and w.tail_text is None
 
 
 def test_tail_window_unseen_part_is_the_start() -> None:
     w = windows(tt1(OLD, 200, "tail"), OLD)
     assert (w.clip, w.head_text, w.tail_text, w.tail_bytes, w.unseen_start, w.unseen_bytes) == (
-        "tail", None, OLD[-200:].decode(), 200, 0, 700)
+        "tail",
+        None,
+        OLD[-200:].decode(),
+        200,
+        0,
+        700,
+    )
 
 
 def test_head_tail_window_unseen_part_is_the_middle() -> None:
@@ -160,22 +217,43 @@ def test_uncut_stream_is_one_whole_window() -> None:
 def test_uncut_stream_beyond_the_whole_window_is_unseen() -> None:
     big = OLD * 100  # 90,000 bytes, more than WHOLE_MIN
     w = windows(tt1(OLD, None), big)
-    assert (w.head_bytes, w.unseen_start, w.unseen_bytes) == (diff.WHOLE_MIN, diff.WHOLE_MIN, 90000 - diff.WHOLE_MIN)
+    assert (w.head_bytes, w.unseen_start, w.unseen_bytes) == (
+        diff.WHOLE_MIN,
+        diff.WHOLE_MIN,
+        90000 - diff.WHOLE_MIN,
+    )
 
 
 def test_truncation_span_preview_shorter_than_what_was_seen() -> None:
     # The dialect stores the first 100 chars of a 300-byte view: compare 100, count 300 as seen.
-    rec = {"span_type": "tool", "argv": ["x"], "returncode": 0, "stdout_bytes": 900, "stdout_cap": 300,
-           "stdout_truncated": True, "stdout_sha256": None, "preview_stdout": OLD[:100].decode()}
+    rec = {
+        "span_type": "tool",
+        "argv": ["x"],
+        "returncode": 0,
+        "stdout_bytes": 900,
+        "stdout_cap": 300,
+        "stdout_truncated": True,
+        "stdout_sha256": None,
+        "preview_stdout": OLD[:100].decode(),
+    }
     w = windows(rec, OLD)
     assert (w.clip, w.head_bytes, w.unseen_start, w.unseen_bytes) == ("head", 100, 300, 600)
 
 
 def test_feedback_tail_after_its_marker() -> None:
-    rec = {"command": ["x"], "stdout_tail": "...truncated 98 lines...\nline 098\nline 099\n", "exit_code": 0}
+    rec = {
+        "command": ["x"],
+        "stdout_tail": "...truncated 98 lines...\nline 098\nline 099\n",
+        "exit_code": 0,
+    }
     w = windows(rec, OLD)
     assert (w.clip, w.tail_text, w.tail_bytes, w.unseen_start, w.unseen_bytes) == (
-        "tail", "line 098\nline 099\n", 18, 0, 882)
+        "tail",
+        "line 098\nline 099\n",
+        18,
+        0,
+        882,
+    )
 
 
 # ------------------------------------------------------------------ diffs
@@ -186,7 +264,9 @@ def test_window_diff_ignores_what_normalisation_hides() -> None:
     c = diff.compare(normalize(rec).stdout, "tracetui/1", diff.BytesOutput(new))
     assert (c.verdict, c.changed_raw, c.changed) == (diff.DIFFERS, True, False)
     assert diff.diff_lines(c.texts) == []
-    assert diff.diff_lines(c.texts, [r for r in RULE_NAMES if r != "timestamps"], name="stdout") == [
+    assert diff.diff_lines(
+        c.texts, [r for r in RULE_NAMES if r != "timestamps"], name="stdout"
+    ) == [
         "--- then: stdout whole (stored preview)",
         "+++ now: stdout whole (same window of the re-run)",
         "@@ -1,3 +1,3 @@",
@@ -202,8 +282,14 @@ def test_window_diff_shows_a_real_change() -> None:
     c = diff.compare(normalize(rec).stdout, "tracetui/1", diff.BytesOutput(changed(100)))
     assert (c.verdict, c.changed_raw, c.changed) == (diff.DIFFERS, True, True)
     lines = diff.diff_lines(c.texts, name="stdout")
-    assert lines[:2] == ["--- then: stdout head (stored preview)", "+++ now: stdout head (same window of the re-run)"]
-    assert [x for x in lines if x[:1] in "+-" and x[:3] not in ("---", "+++")] == ["-line 011", "+lXne 011"]
+    assert lines[:2] == [
+        "--- then: stdout head (stored preview)",
+        "+++ now: stdout head (same window of the re-run)",
+    ]
+    assert [x for x in lines if x[:1] in "+-" and x[:3] not in ("---", "+++")] == [
+        "-line 011",
+        "+lXne 011",
+    ]
 
 
 # ------------------------------------------------------------------ unseen part
@@ -216,7 +302,9 @@ def test_unseen_excerpt_small_part_is_whole() -> None:
 def test_unseen_excerpt_large_part_gives_start_and_end_on_line_boundaries() -> None:
     w = windows(tt1(OLD, 90), OLD)  # unseen: lines 010..099, 810 bytes
     ex = diff.unseen_excerpt(diff.BytesOutput(OLD), w, limit=100)
-    assert ex.start == "".join(f"line {i:03d}\n" for i in range(10, 21))  # 99 bytes, cut at a line end
+    assert ex.start == "".join(
+        f"line {i:03d}\n" for i in range(10, 21)
+    )  # 99 bytes, cut at a line end
     assert ex.end == "".join(f"line {i:03d}\n" for i in range(89, 100))  # from a line start
     assert len(ex.start) + ex.skipped + len(ex.end) == 810
 

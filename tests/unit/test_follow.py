@@ -18,8 +18,13 @@ from tracetui.store.runset import open_path
 
 
 def rec(i: int) -> bytes:
-    obj = {"schema": "tracetui/1", "span_type": "tool", "command_id": f"c{i:04d}",
-           "argv": ["echo", str(i)], "exit_code": 0}
+    obj = {
+        "schema": "tracetui/1",
+        "span_type": "tool",
+        "command_id": f"c{i:04d}",
+        "argv": ["echo", str(i)],
+        "exit_code": 0,
+    }
     return (json.dumps(obj) + "\n").encode()
 
 
@@ -44,8 +49,9 @@ class Seen:
 
 
 def follower(base: Path, seen: Seen, **kw: object) -> Follower:
-    return Follower(open_path(str(base))[0], on_rows=seen.on_rows,
-                    on_new_run=seen.new_runs.append, **kw)  # type: ignore[arg-type]
+    return Follower(
+        open_path(str(base))[0], on_rows=seen.on_rows, on_new_run=seen.new_runs.append, **kw
+    )  # type: ignore[arg-type]
 
 
 def drain(f: Follower) -> None:
@@ -90,7 +96,9 @@ def test_partial_line_of_a_rotated_away_file_is_read_as_it_is(tmp_path: Path) ->
     base.write_bytes(rec(2))
     drain(f)
     assert seen.ids == ["c0000", "c0002"]
-    assert len(seen.bad) == 1 and seen.bad[0].startswith("truncated line (no newline at end of file)")
+    assert len(seen.bad) == 1 and seen.bad[0].startswith(
+        "truncated line (no newline at end of file)"
+    )
 
 
 def test_catch_up_matches_build_index(tmp_path: Path) -> None:
@@ -107,13 +115,18 @@ def test_catch_up_matches_build_index(tmp_path: Path) -> None:
     assert seen.ids == ["c0000", "c0001", "c0002", "c0003", "c0004", "c0005"]
     assert len(seen.bad) == 1 and seen.bad[0].startswith("malformed JSON")
     # The same rows as a frozen index, except the unfinished line it reports as bad.
-    assert [built.ids[r] for r in range(len(built) - 1)] == [f.index.ids[r] for r in range(len(f.index))]
+    assert [built.ids[r] for r in range(len(built) - 1)] == [
+        f.index.ids[r] for r in range(len(f.index))
+    ]
     assert [f.index.get(r).command_id for r in seen.rows if r not in f.index.bad] == seen.ids  # type: ignore[union-attr]
     f.stop()
 
 
-@pytest.mark.parametrize(("batch", "polls"), [(3, [3, 3, 3, 1]), (10, [10]), (4, [4, 4, 2])],
-                         ids=["batch-3", "batch-10", "batch-4"])
+@pytest.mark.parametrize(
+    ("batch", "polls"),
+    [(3, [3, 3, 3, 1]), (10, [10]), (4, [4, 4, 2])],
+    ids=["batch-3", "batch-10", "batch-4"],
+)
 def test_each_poll_reads_at_most_a_batch(tmp_path: Path, batch: int, polls: list[int]) -> None:
     base = tmp_path / "run.jsonl"
     base.write_bytes(b"".join(rec(i) for i in range(10)))
@@ -181,7 +194,8 @@ def test_base_replaced_in_place(tmp_path: Path, op: str, expect_note: bool) -> N
     drain(f)
     lost = op == "truncate-only"  # c0002 was only ever in the truncated bytes
     assert seen.ids == ["c0000", "c0001"] + ([] if lost else ["c0002"]) + ["c0003"] + (
-        ["c0004"] if op != "delete-recreate" else [])
+        ["c0004"] if op != "delete-recreate" else []
+    )
     assert any("no copy" in n for n in f.notes) == expect_note
     f.stop()
 
@@ -203,8 +217,9 @@ def test_new_run_files_in_the_folder_are_reported_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("poll", ["1", "0"], ids=["polling", "file-events"])
-def test_background_thread_follows_until_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 poll: str) -> None:
+def test_background_thread_follows_until_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, poll: str
+) -> None:
     monkeypatch.setenv("TRACETUI_POLL", poll)
     base = tmp_path / "run.jsonl"
     base.write_bytes(rec(0))

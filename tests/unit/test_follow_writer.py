@@ -20,7 +20,7 @@ from tracetui.live.follow import Follower
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import open_path
 
-WRITER = r'''
+WRITER = r"""
 import json, os, random, shutil, sys, time
 base, mode, count, per_rot, keep, seed = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
 rnd = random.Random(seed)
@@ -55,7 +55,7 @@ for i in range(count):
         fh.write(line[cut:])
     if (i + 1) % per_rot == 0:
         rotate()
-'''
+"""
 
 COUNT = 150
 PER_ROTATION = 6  # 25 rotations
@@ -78,7 +78,17 @@ def _follow_writer(tmp_path: Path, mode: str, seed: int) -> tuple[list[str], lis
     follower.poll_once()
     # keep=8 leaves the follower room to lag a few rotations behind on a loaded machine.
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(base), mode, str(COUNT), str(PER_ROTATION), "8", str(seed)]
+        [
+            sys.executable,
+            "-c",
+            WRITER,
+            str(base),
+            mode,
+            str(COUNT),
+            str(PER_ROTATION),
+            "8",
+            str(seed),
+        ]
     )
     deadline = time.monotonic() + 30
     while writer.poll() is None and time.monotonic() < deadline:
@@ -106,8 +116,10 @@ def test_rotated_rows_stay_readable_after_rename(tmp_path: Path) -> None:
     ids: list[str] = []
     base = tmp_path / "run.jsonl"
     base.write_bytes(b"")
-    follower = Follower(open_path(str(base))[0], on_rows=lambda f, items: ids.extend(
-        getattr(i, "command_id", "BAD") for i in items))
+    follower = Follower(
+        open_path(str(base))[0],
+        on_rows=lambda f, items: ids.extend(getattr(i, "command_id", "BAD") for i in items),
+    )
     writer = subprocess.run(
         [sys.executable, "-c", WRITER, str(base), "rename", "12", "4", "8", "5"], check=True
     )
@@ -118,5 +130,8 @@ def test_rotated_rows_stay_readable_after_rename(tmp_path: Path) -> None:
     # Every row is read back from the file its inode moved to, not from whatever took its name.
     assert [getattr(index.get(r), "command_id", None) for r in range(len(index))] == ids
     assert sorted(os.path.basename(m.member.path) for m in index.members) == [
-        "run.jsonl.1", "run.jsonl.2", "run.jsonl.3"]
+        "run.jsonl.1",
+        "run.jsonl.2",
+        "run.jsonl.3",
+    ]
     follower.stop()

@@ -15,26 +15,51 @@ from google.protobuf.json_format import Parse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
-
 from records import tool
+
 from tracetui.export import otlp
 from tracetui.store.index import build_index
 from tracetui.store.runset import open_path
 
 RECORDS = [
-    tool("a1", tool_name="pytest", argv=["pytest", "-q"], exit_code=1, started_at="2026-11-02T09:00:00.250Z",
-         duration_ms=1500, stdout_bytes=20000, stdout_cap=8192, stdout_truncated=True, stdout_clip="head",
-         stdout_sha256=None, stdout_head_bytes=8192, agent_note="expect a failure"),
+    tool(
+        "a1",
+        tool_name="pytest",
+        argv=["pytest", "-q"],
+        exit_code=1,
+        started_at="2026-11-02T09:00:00.250Z",
+        duration_ms=1500,
+        stdout_bytes=20000,
+        stdout_cap=8192,
+        stdout_truncated=True,
+        stdout_clip="head",
+        stdout_sha256=None,
+        stdout_head_bytes=8192,
+        agent_note="expect a failure",
+    ),
     tool("x", started_at=None),
-    tool("a2", parent_command_id="a1", tool_name="pytest", exit_code=0, started_at="2026-11-02T10:00:00+01:00",
-         duration_ms=2),
-    tool("orphan", parent_command_id="rotated-away", exit_code=None, error="cannot start: no such file"),
+    tool(
+        "a2",
+        parent_command_id="a1",
+        tool_name="pytest",
+        exit_code=0,
+        started_at="2026-11-02T10:00:00+01:00",
+        duration_ms=2,
+    ),
+    tool(
+        "orphan",
+        parent_command_id="rotated-away",
+        exit_code=None,
+        error="cannot start: no such file",
+    ),
     "{broken\n",
 ]
 
 
 def index_of(make_run: Any, records: list[Any] = RECORDS) -> Any:
-    root = make_run({"B.jsonl": records, "B.jsonl.reruns.jsonl": [tool("rr", parent_command_id="a1")]})
+    root = make_run(
+        {"B.jsonl": records, "B.jsonl.reruns.jsonl": [tool("rr", parent_command_id="a1")]}
+    )
     return build_index(open_path(str(root / "B.jsonl"))[0])
 
 
@@ -42,7 +67,9 @@ def to_protobuf_json(doc: Any) -> Any:
     """OTLP/JSON ids are hex; protobuf's JSON mapping wants base64 for bytes fields."""
     if isinstance(doc, dict):
         return {
-            k: base64.b64encode(bytes.fromhex(v)).decode() if k in ("traceId", "spanId", "parentSpanId") else to_protobuf_json(v)
+            k: base64.b64encode(bytes.fromhex(v)).decode()
+            if k in ("traceId", "spanId", "parentSpanId")
+            else to_protobuf_json(v)
             for k, v in doc.items()
         }
     if isinstance(doc, list):
@@ -51,7 +78,9 @@ def to_protobuf_json(doc: Any) -> Any:
 
 
 def parse(doc: Any) -> ExportTraceServiceRequest:
-    return Parse(json.dumps(to_protobuf_json(doc)), ExportTraceServiceRequest())  # strict: unknown fields fail
+    return Parse(
+        json.dumps(to_protobuf_json(doc)), ExportTraceServiceRequest()
+    )  # strict: unknown fields fail
 
 
 def attrs(span: PbSpan) -> dict[str, Any]:
@@ -79,11 +108,17 @@ def test_parses_strictly_with_resource_scope_and_spans(exported: Any) -> None:
     doc, msg = exported
     (rs,) = msg.resource_spans
     assert {kv.key: kv.value.string_value for kv in rs.resource.attributes} == {
-        "service.name": "tracetui", "tracetui.run": "run/B.jsonl"}
+        "service.name": "tracetui",
+        "tracetui.run": "run/B.jsonl",
+    }
     (ss,) = rs.scope_spans
     assert ss.scope.name == "tracetui"
     assert [s.name for s in ss.spans] == [
-        "execute_tool pytest", "execute_tool echo", "execute_tool pytest", "execute_tool echo"]
+        "execute_tool pytest",
+        "execute_tool echo",
+        "execute_tool pytest",
+        "execute_tool echo",
+    ]
     assert all(s.kind == PbSpan.SPAN_KIND_INTERNAL for s in ss.spans)
     raw = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert all(len(s["traceId"]) == 32 and len(s["spanId"]) == 16 for s in raw)
@@ -95,21 +130,44 @@ def test_attributes_status_and_times(exported: Any) -> None:
     _doc, msg = exported
     first, plain, retry, orphan = msg.resource_spans[0].scope_spans[0].spans
     a = attrs(first)
-    assert {k: a[k] for k in (
-        "gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id", "process.exit.code", "error.type",
-        "process.command_args", "tracetui.stdout.bytes", "tracetui.stdout.cap", "tracetui.stdout.truncated",
-        "tracetui.stdout.hidden_bytes", "tracetui.hidden_bytes", "tracetui.agent_note",
-    )} == {
-        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "pytest", "gen_ai.tool.call.id": "a1",
-        "process.exit.code": 1, "error.type": "exit 1", "process.command_args": ["pytest", "-q"],
-        "tracetui.stdout.bytes": 20000, "tracetui.stdout.cap": 8192, "tracetui.stdout.truncated": True,
-        "tracetui.stdout.hidden_bytes": 11808, "tracetui.hidden_bytes": 11808, "tracetui.agent_note": "expect a failure",
+    assert {
+        k: a[k]
+        for k in (
+            "gen_ai.operation.name",
+            "gen_ai.tool.name",
+            "gen_ai.tool.call.id",
+            "process.exit.code",
+            "error.type",
+            "process.command_args",
+            "tracetui.stdout.bytes",
+            "tracetui.stdout.cap",
+            "tracetui.stdout.truncated",
+            "tracetui.stdout.hidden_bytes",
+            "tracetui.hidden_bytes",
+            "tracetui.agent_note",
+        )
+    } == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "pytest",
+        "gen_ai.tool.call.id": "a1",
+        "process.exit.code": 1,
+        "error.type": "exit 1",
+        "process.command_args": ["pytest", "-q"],
+        "tracetui.stdout.bytes": 20000,
+        "tracetui.stdout.cap": 8192,
+        "tracetui.stdout.truncated": True,
+        "tracetui.stdout.hidden_bytes": 11808,
+        "tracetui.hidden_bytes": 11808,
+        "tracetui.agent_note": "expect a failure",
     }
     assert first.status.code == Status.STATUS_CODE_ERROR and first.status.message == "exit 1"
     assert first.start_time_unix_nano == 1793610000250000000
     assert first.end_time_unix_nano == 1793610000250000000 + 1_500_000_000
     # No start time: it follows the previous span and says so.
-    assert plain.start_time_unix_nano == first.end_time_unix_nano and attrs(plain)["tracetui.time_unknown"] is True
+    assert (
+        plain.start_time_unix_nano == first.end_time_unix_nano
+        and attrs(plain)["tracetui.time_unknown"] is True
+    )
     assert retry.status.code == Status.STATUS_CODE_UNSET and "error.type" not in attrs(retry)
     assert retry.start_time_unix_nano == 1793610000000000000  # +01:00 taken into account
     o = attrs(orphan)
@@ -123,7 +181,9 @@ def test_retry_links_to_its_parent_in_the_same_trace(exported: Any) -> None:
     assert retry.trace_id == first.trace_id != plain.trace_id
     (link,) = retry.links
     assert link.trace_id == first.trace_id and link.span_id == first.span_id
-    assert {kv.key: kv.value.string_value for kv in link.attributes} == {"tracetui.link": "retry_of"}
+    assert {kv.key: kv.value.string_value for kv in link.attributes} == {
+        "tracetui.link": "retry_of"
+    }
     (missing,) = orphan.links
     assert missing.span_id.hex() == otlp.span_id("run/B.jsonl", "rotated-away")
     assert not first.links and not plain.links
@@ -150,7 +210,16 @@ def test_ids_are_deterministic_and_distinct(make_run: Any) -> None:
         ("2026-13-01T00:00:00Z", None),
         (None, None),
     ],
-    ids=["epoch", "fraction", "offset", "nanos-kept-rest-cut", "space-no-zone", "junk", "bad-month", "none"],
+    ids=[
+        "epoch",
+        "fraction",
+        "offset",
+        "nanos-kept-rest-cut",
+        "space-no-zone",
+        "junk",
+        "bad-month",
+        "none",
+    ],
 )
 def test_unix_nanos(stamp: str | None, want: int | None) -> None:
     assert otlp.unix_nanos(stamp) == want
@@ -170,7 +239,9 @@ def test_traces_url(endpoint: str, want: str) -> None:
     assert otlp.traces_url(endpoint) == want
 
 
-@pytest.mark.parametrize("endpoint", ["ftp://h", "127.0.0.1:4318", ""], ids=["scheme", "no-scheme", "empty"])
+@pytest.mark.parametrize(
+    "endpoint", ["ftp://h", "127.0.0.1:4318", ""], ids=["scheme", "no-scheme", "empty"]
+)
 def test_traces_url_rejects(endpoint: str) -> None:
     with pytest.raises(otlp.ExportError):
         otlp.traces_url(endpoint)
@@ -179,7 +250,7 @@ def test_traces_url_rejects(endpoint: str) -> None:
 class Receiver(http.server.BaseHTTPRequestHandler):
     """A tiny OTLP/HTTP receiver: keeps what it is sent, answers with the server's ``status``."""
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server naming
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.server.got.append((self.path, self.headers["Content-Type"], body))  # type: ignore[attr-defined]
         status = self.server.status  # type: ignore[attr-defined]
@@ -197,7 +268,9 @@ def receiver() -> Iterator[Any]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     server.got = []  # type: ignore[attr-defined]
     server.status = 200  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     yield server
     server.shutdown()

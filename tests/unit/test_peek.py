@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from records import tool
+
 from tracetui.store.index import build_index, peek_index
 from tracetui.store.runset import open_path
 

@@ -44,8 +44,13 @@ CASES = [
     ("list-tail-5", FIFTY, tail_with(5), "tail", (50, 5)),
     ("list-tail-one-byte-short", FIFTY, tail_with(5) - 1, "tail", (50, 4)),
     ("list-head_tail", FIFTY, 2 * tail_with(5), "head_tail", (50, 5 + 5)),
-    ("data-field", json.dumps({"total": 50, "data": records(50)}).encode(),
-     len('{"total": 50, "data": ') + head_with(3), "head", (50, 3)),
+    (
+        "data-field",
+        json.dumps({"total": 50, "data": records(50)}).encode(),
+        len('{"total": 50, "data": ') + head_with(3),
+        "head",
+        (50, 3),
+    ),
     ("two-list-fields", json.dumps({"a": [1], "b": [2]}).encode(), None, "head", (None, None)),
     ("object-without-list", b'{"a": 1}', None, "head", (None, None)),
     ("scalars", b"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]", 12, "head", (10, 4)),
@@ -57,7 +62,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("data", "cap", "clip", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("data", "cap", "clip", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_item_counts(data, cap, clip, expected):
     assert counts(data, cap, clip) == expected
 

@@ -27,12 +27,25 @@ SPLIT = [
     ("aws-key-prefix-only", "x " + AWS, 6, "head", ["AKIA"], 1),
     ("password-cut-by-head", "login password=hunter2secret done", 20, "head", ["hun"], 1),
     ("password-cut-by-tail", "login password=hunter2secret done", 16, "tail", ["2secret"], 1),
-    ("password-head_tail", "password=hunter2secret " + "." * 40 + " api_key=abcdefgh", 24, "head_tail",
-     ["hunter", "abcd", "defgh"], 2),
+    (
+        "password-head_tail",
+        "password=hunter2secret " + "." * 40 + " api_key=abcdefgh",
+        24,
+        "head_tail",
+        ["hunter", "abcd", "defgh"],
+        2,
+    ),
     ("bearer-cut", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz", 27, "head", ["abcde"], 1),
     ("slack-cut", "token xoxb-1234567890-abcdef", 14, "head", ["xoxb-12"], 1),
-    ("private-key-tail", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nQWERTYUIOPASDFGH\n"
-     "-----END RSA PRIVATE KEY-----\nafter", 52, "tail", ["QWERTY"], 1),
+    (
+        "private-key-tail",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nQWERTYUIOPASDFGH\n"
+        "-----END RSA PRIVATE KEY-----\nafter",
+        52,
+        "tail",
+        ["QWERTY"],
+        1,
+    ),
 ]
 
 
@@ -83,7 +96,15 @@ WINDOWS = [
     ("context-after", "pass password=hun", "", "ter2 x", False, True, "pass password=[REDACTED]"),
     ("context-before", "ter2 x", "pass password=hun", "", True, False, "[REDACTED] x"),
     ("bearer-short-prefix", "Bearer ab", "", "", False, True, "Bearer [REDACTED]"),
-    ("key-end-without-context", "QUJD\n-----END PRIVATE KEY-----\nok", "", "", True, False, "[REDACTED]\nok"),
+    (
+        "key-end-without-context",
+        "QUJD\n-----END PRIVATE KEY-----\nok",
+        "",
+        "",
+        True,
+        False,
+        "[REDACTED]\nok",
+    ),
 ]
 
 

@@ -13,20 +13,56 @@ import pytest
 
 from tracetui.model.markers import marker_line
 from tracetui.record.recorder import (
-    DEFAULT_CAP, DEFAULT_CLIP, DEFAULT_KEEP, DEFAULT_LOG, DEFAULT_MAX_BYTES, CLIPS, new_command_id,
+    CLIPS,
+    DEFAULT_CAP,
+    DEFAULT_CLIP,
+    DEFAULT_KEEP,
+    DEFAULT_LOG,
+    DEFAULT_MAX_BYTES,
+    new_command_id,
     run_with_feedback,
 )
 
 PY = sys.executable
 STREAMS = ("stdout", "stderr")
 FIELDS = [
-    "schema", "span_type", "command_id", "parent_command_id", "tool_name", "argv", "cwd",
-    "started_at", "duration_ms", "exit_code", "error", "agent_note",
-    *[f"{s}_{k}" for s in STREAMS for k in (
-        "bytes", "cap", "truncated", "clip", "sha256", "full_sha256", "head_sha256", "head_bytes",
-        "tail_sha256", "tail_bytes")],
-    "preview_stdout", "preview_stderr", "encoding", "ok_preview", "redacted",
-    "stdout_items", "preview_stdout_items", "stderr_items", "preview_stderr_items",
+    "schema",
+    "span_type",
+    "command_id",
+    "parent_command_id",
+    "tool_name",
+    "argv",
+    "cwd",
+    "started_at",
+    "duration_ms",
+    "exit_code",
+    "error",
+    "agent_note",
+    *[
+        f"{s}_{k}"
+        for s in STREAMS
+        for k in (
+            "bytes",
+            "cap",
+            "truncated",
+            "clip",
+            "sha256",
+            "full_sha256",
+            "head_sha256",
+            "head_bytes",
+            "tail_sha256",
+            "tail_bytes",
+        )
+    ],
+    "preview_stdout",
+    "preview_stderr",
+    "encoding",
+    "ok_preview",
+    "redacted",
+    "stdout_items",
+    "preview_stdout_items",
+    "stderr_items",
+    "preview_stderr_items",
 ]
 
 
@@ -62,11 +98,19 @@ EXITS = [
     ("three", [PY, "-c", "raise SystemExit(3)"], 3, 3, None),
     ("sigterm", ["sh", "-c", "kill -TERM $$"], -15, 143, None),
     ("sigkill", ["sh", "-c", "kill -KILL $$"], -9, 137, None),
-    ("not-found", ["no-such-command-tracetui"], None, 127, "command not found: no-such-command-tracetui"),
+    (
+        "not-found",
+        ["no-such-command-tracetui"],
+        None,
+        127,
+        "command not found: no-such-command-tracetui",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("argv", "code", "status", "error"), [c[1:] for c in EXITS], ids=[c[0] for c in EXITS])
+@pytest.mark.parametrize(
+    ("argv", "code", "status", "error"), [c[1:] for c in EXITS], ids=[c[0] for c in EXITS]
+)
 def test_exit_codes(tmp_path, argv, code, status, error):
     r = record(tmp_path, argv)
     assert (r.record["exit_code"], r.exit_status, r.record["error"]) == (code, status, error)
@@ -106,15 +150,29 @@ def test_timeout_kills_grandchildren(tmp_path):
 
 
 def test_record_fields(tmp_path):
-    r = record(tmp_path, [PY, "-c", "print('x' * 30)"], cap=10, note="expect x", parent="p-1",
-               tool_name="printer")
+    r = record(
+        tmp_path,
+        [PY, "-c", "print('x' * 30)"],
+        cap=10,
+        note="expect x",
+        parent="p-1",
+        tool_name="printer",
+    )
     rec = r.record
     assert rec["schema"] == "tracetui/1" and rec["span_type"] == "tool"
-    assert (rec["tool_name"], rec["agent_note"], rec["parent_command_id"]) == ("printer", "expect x", "p-1")
+    assert (rec["tool_name"], rec["agent_note"], rec["parent_command_id"]) == (
+        "printer",
+        "expect x",
+        "p-1",
+    )
     assert rec["cwd"] == os.getcwd()
     assert rec["started_at"].endswith("Z") and rec["started_at"][10] == "T"
     assert rec["preview_stdout"] == "x" * 10 + marker_line(21)
-    assert (rec["stdout_truncated"], rec["stdout_head_bytes"], rec["ok_preview"]) == (True, 10, False)
+    assert (rec["stdout_truncated"], rec["stdout_head_bytes"], rec["ok_preview"]) == (
+        True,
+        10,
+        False,
+    )
     assert rec["encoding"] == "utf-8"
 
 
@@ -135,7 +193,9 @@ def test_redaction_counts_and_raw_hash(tmp_path):
 
 def test_json_items_recorded(tmp_path):
     code = "import json; print(json.dumps({'data': [{'i': i} for i in range(50)]}))"
-    r = record(tmp_path, [PY, "-c", code], cap=len('{"data": ') + len('[{"i": 0}') + 9 * len(', {"i": 0}'))
+    r = record(
+        tmp_path, [PY, "-c", code], cap=len('{"data": ') + len('[{"i": 0}') + 9 * len(', {"i": 0}')
+    )
     assert (r.record["stdout_items"], r.record["preview_stdout_items"]) == (50, 10)
 
 
@@ -167,9 +227,14 @@ def test_empty_argv():
 def test_cli_defaults_match_the_api():
     from tracetui.commands import run_cmd
 
-    assert (run_cmd.DEFAULT_LOG, run_cmd.DEFAULT_CAP, run_cmd.DEFAULT_CLIP, run_cmd.CLIPS,
-            run_cmd.DEFAULT_MAX_BYTES, run_cmd.DEFAULT_KEEP) == (
-        DEFAULT_LOG, DEFAULT_CAP, DEFAULT_CLIP, CLIPS, DEFAULT_MAX_BYTES, DEFAULT_KEEP)
+    assert (
+        run_cmd.DEFAULT_LOG,
+        run_cmd.DEFAULT_CAP,
+        run_cmd.DEFAULT_CLIP,
+        run_cmd.CLIPS,
+        run_cmd.DEFAULT_MAX_BYTES,
+        run_cmd.DEFAULT_KEEP,
+    ) == (DEFAULT_LOG, DEFAULT_CAP, DEFAULT_CLIP, CLIPS, DEFAULT_MAX_BYTES, DEFAULT_KEEP)
 
 
 def test_records_pass_lint_strict(tmp_path):
@@ -186,8 +251,9 @@ def test_records_pass_lint_strict(tmp_path):
     ]
     for argv, kw in cases:
         run_with_feedback(argv, log=log, **kw)
-    proc = subprocess.run([PY, "-m", "tracetui", "lint", "--strict", str(log)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [PY, "-m", "tracetui", "lint", "--strict", str(log)], capture_output=True, text=True
+    )
     if "not built yet" in proc.stderr:
         pytest.skip("tracetui lint is not built yet")
     assert (proc.returncode, proc.stdout.strip()) == (0, "issues=0"), proc.stdout + proc.stderr

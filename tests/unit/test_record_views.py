@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
-from tracetui.record.capture import StreamData, StreamTap
 from tracetui.model.markers import marker_line, split_preview
+from tracetui.record.capture import StreamData, StreamTap
 from tracetui.record.recorder import build_view, tap_limits
 from tracetui.record.redact import Redactor
 
@@ -66,7 +66,9 @@ def test_caps_around_the_limit(clip, size, preview, head_bytes, tail_bytes):
     assert v.fields["head_bytes"] == head_bytes
     assert v.fields["tail_bytes"] == tail_bytes
     assert v.fields["head_sha256"] == (None if head_bytes is None else sha(data[:head_bytes]))
-    assert v.fields["tail_sha256"] == (None if tail_bytes is None else sha(data[size - tail_bytes :]))
+    assert v.fields["tail_sha256"] == (
+        None if tail_bytes is None else sha(data[size - tail_bytes :])
+    )
     before, withheld, after = split_preview(v.preview)
     if truncated:
         assert withheld == size - (head_bytes or 0) - (tail_bytes or 0)
@@ -110,14 +112,23 @@ def test_multibyte_characters_are_never_split(clip, data, cap, preview, head_byt
 
 BINARY = [
     ("invalid-byte-not-truncated", b"ok\xff\xfeend", 100, "head", "ok\\xff\\xfeend", False),
-    ("invalid-byte-truncated", b"\x00\x01\xff" * 10, 4, "head", "\x00\x01\\xff\x00" + marker_line(26), True),
+    (
+        "invalid-byte-truncated",
+        b"\x00\x01\xff" * 10,
+        4,
+        "head",
+        "\x00\x01\\xff\x00" + marker_line(26),
+        True,
+    ),
     # The window edge rule is the same as for text: leading continuation bytes are withheld.
     ("lone-continuation-tail", b"abc\x80\x80\x80\x80def", 4, "tail", marker_line(7) + "def", True),
 ]
 
 
 @pytest.mark.parametrize(
-    ("data", "cap", "clip", "preview", "truncated"), [c[1:] for c in BINARY], ids=[c[0] for c in BINARY]
+    ("data", "cap", "clip", "preview", "truncated"),
+    [c[1:] for c in BINARY],
+    ids=[c[0] for c in BINARY],
 )
 def test_binary_streams_render_with_backslash_escapes(data, cap, clip, preview, truncated):
     d = tapped(data, cap, clip)

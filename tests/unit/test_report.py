@@ -7,14 +7,21 @@ import re
 from typing import Any
 
 import pytest
-
 from records import tool
+
+from tracetui.export.report import (
+    ReportError,
+    code_span,
+    fence,
+    find_row,
+    render_report,
+    rerun_verdict,
+)
+from tracetui.model.markers import marker_line
+from tracetui.model.spans import normalize
 from tracetui.rerun import diff
 from tracetui.store.index import build_index
-from tracetui.model.markers import marker_line
-from tracetui.export.report import ReportError, code_span, fence, find_row, render_report, rerun_verdict
 from tracetui.store.runset import open_path
-from tracetui.model.spans import normalize
 
 CAP = 64
 PASSING = "".join(f"test_{i:02d} PASSED\n" for i in range(8))  # 8 lines of 15 bytes
@@ -30,11 +37,22 @@ def clipped(cid: str, full: bytes = FULL, cap: int = CAP, **fields: Any) -> dict
     """A tracetui/1 record whose stdout was head-capped at ``cap`` bytes."""
     head = full[:cap]
     rec = tool(
-        cid, tool_name="pytest", argv=["pytest", "-q"], exit_code=1, duration_ms=1500,
-        agent_note="expect the money test to fail", stdout_bytes=len(full), stdout_cap=cap,
-        stdout_truncated=True, stdout_clip="head", stdout_sha256=None, stdout_full_sha256=sha(full),
-        stdout_head_sha256=sha(head), stdout_head_bytes=cap,
-        preview_stdout=head.decode() + marker_line(len(full) - cap), ok_preview=False,
+        cid,
+        tool_name="pytest",
+        argv=["pytest", "-q"],
+        exit_code=1,
+        duration_ms=1500,
+        agent_note="expect the money test to fail",
+        stdout_bytes=len(full),
+        stdout_cap=cap,
+        stdout_truncated=True,
+        stdout_clip="head",
+        stdout_sha256=None,
+        stdout_full_sha256=sha(full),
+        stdout_head_sha256=sha(head),
+        stdout_head_bytes=cap,
+        preview_stdout=head.decode() + marker_line(len(full) - cap),
+        ok_preview=False,
     )
     rec.update(fields)
     return rec
@@ -43,9 +61,19 @@ def clipped(cid: str, full: bytes = FULL, cap: int = CAP, **fields: Any) -> dict
 def rerun_record(parent: str, full: bytes = FULL, **fields: Any) -> dict[str, Any]:
     """A sidecar re-run record as the re-run feature writes it: uncapped up to 64 KiB."""
     rec = tool(
-        "rr1", parent_command_id=parent, rerun_of=parent, tool_name="pytest", argv=["pytest", "-q"],
-        exit_code=1, started_at="2026-11-03T10:00:00Z", stdout_bytes=len(full), stdout_cap=65536,
-        stdout_sha256=sha(full), stdout_full_sha256=sha(full), preview_stdout=full.decode(), ok_preview=False,
+        "rr1",
+        parent_command_id=parent,
+        rerun_of=parent,
+        tool_name="pytest",
+        argv=["pytest", "-q"],
+        exit_code=1,
+        started_at="2026-11-03T10:00:00Z",
+        stdout_bytes=len(full),
+        stdout_cap=65536,
+        stdout_sha256=sha(full),
+        stdout_full_sha256=sha(full),
+        preview_stdout=full.decode(),
+        ok_preview=False,
     )
     rec.update(fields)
     return rec
@@ -54,9 +82,17 @@ def rerun_record(parent: str, full: bytes = FULL, **fields: Any) -> dict[str, An
 CHAIN = [
     clipped("a1"),
     tool("other"),
-    clipped("a2", parent_command_id="a1", started_at="2026-11-02T09:05:00Z", agent_note="expect green"),
-    tool("a3", parent_command_id="a2", tool_name="pytest", argv=["pytest", "-q", "--deselect", "test_money"],
-         stdout_bytes=3, duration_ms=61000),
+    clipped(
+        "a2", parent_command_id="a1", started_at="2026-11-02T09:05:00Z", agent_note="expect green"
+    ),
+    tool(
+        "a3",
+        parent_command_id="a2",
+        tool_name="pytest",
+        argv=["pytest", "-q", "--deselect", "test_money"],
+        stdout_bytes=3,
+        duration_ms=61000,
+    ),
 ]
 
 
@@ -87,11 +123,19 @@ def test_report_without_rerun(make_run: Any) -> None:
     assert "## Attempt 3: `a3`, exit 0" in lines
     assert "- **argv**: `pytest -q --deselect test_money`" in lines
     assert "- **agent note**: expect green" in lines
-    assert "- **stdout**: 199 bytes produced, cap 64, clip head, 64 shown, **135 never shown (68%)**" in lines
-    block = text[text.index("**stdout as the agent saw it**"):].split("```")[1].split("\n")
+    assert (
+        "- **stdout**: 199 bytes produced, cap 64, clip head, 64 shown, **135 never shown (68%)**"
+        in lines
+    )
+    block = text[text.index("**stdout as the agent saw it**") :].split("```")[1].split("\n")
     assert block[1:] == [
-        "test_00 PASSED", "test_01 PASSED", "test_02 PASSED", "test_03 PASSED", "test",
-        "✂──── 135 bytes the agent never saw ────✂", "",
+        "test_00 PASSED",
+        "test_01 PASSED",
+        "test_02 PASSED",
+        "test_03 PASSED",
+        "test",
+        "✂──── 135 bytes the agent never saw ────✂",
+        "",
     ]
     assert "Re-run" not in text and "other" not in text
 
@@ -99,18 +143,26 @@ def test_report_without_rerun(make_run: Any) -> None:
 def test_report_with_rerun_in_sidecar(make_run: Any) -> None:
     ix = open_run(make_run, CHAIN, sidecar=[rerun_record("a1")])
     text = render_report(ix, ix.id_rows["a3"])
-    assert ("The agent never saw 135 bytes (68%) of attempt 1's stdout, where a re-run shows "
-            "`E   AssertionError: assert 33.33 == 33.34`.") in text
+    assert (
+        "The agent never saw 135 bytes (68%) of attempt 1's stdout, where a re-run shows "
+        "`E   AssertionError: assert 33.33 == 33.34`."
+    ) in text
     # The re-run is shown under the attempt it re-ran, not counted as an attempt.
     assert "3 attempts;" in text and text.count("### Re-run") == 1
-    section = text[text.index("### Re-run `rr1`"):text.index("## Attempt 2")]
+    section = text[text.index("### Re-run `rr1`") : text.index("## Attempt 2")]
     assert "- **exit**: then 1, now 1" in section
     assert "- **stdout**: then 199 bytes, now 199 bytes; verdict **identical**" in section
     assert "**stdout the agent never saw** (bytes 64 to 199 of the re-run):" in section
     assert "- `test_money FAILED`" in section
     assert "- `E   AssertionError: assert 33.33 == 33.34`" in section
     unseen = section.split("```text\n")[1].split("\n```")[0].split("\n")
-    assert unseen == ["_04 PASSED", "test_05 PASSED", "test_06 PASSED", "test_07 PASSED", *FAILING.rstrip("\n").split("\n")]
+    assert unseen == [
+        "_04 PASSED",
+        "test_05 PASSED",
+        "test_06 PASSED",
+        "test_07 PASSED",
+        *FAILING.rstrip("\n").split("\n"),
+    ]
 
 
 def span_of(rec: dict[str, Any]) -> Any:
@@ -125,9 +177,19 @@ def span_of(rec: dict[str, Any]) -> Any:
         (b"other start" + FULL[11:], {}, diff.DIFFERS),
         # Redacted previews are not the raw bytes: the head window cannot be checked.
         (FULL[:CAP] + b"changed\n", {"redacted": 1}, diff.DIFFERS),
-        (FULL[:CAP] + b"changed\n", {"stdout_full_sha256": None, "stdout_sha256": None}, diff.HEAD_MATCHES),
+        (
+            FULL[:CAP] + b"changed\n",
+            {"stdout_full_sha256": None, "stdout_sha256": None},
+            diff.HEAD_MATCHES,
+        ),
     ],
-    ids=["identical", "head-matches", "differs", "redacted-no-window-check", "no-full-hash-window-only"],
+    ids=[
+        "identical",
+        "head-matches",
+        "differs",
+        "redacted-no-window-check",
+        "no-full-hash-window-only",
+    ],
 )
 def test_rerun_verdict(new: bytes, fields: dict[str, Any], want: str) -> None:
     original = span_of(clipped("a1"))
@@ -143,8 +205,13 @@ def test_rerun_verdict_unknown_without_hashes() -> None:
 
 def test_untrusted_text_cannot_escape(make_run: Any) -> None:
     evil_preview = "ok ```` still inside\n\x1b]52;c;ZXZpbA==\x07\x1b[2J done\n"
-    rec = tool("x|1", agent_note="**bold** <script> | [link](http://x)", preview_stdout=evil_preview,
-               stdout_bytes=len(evil_preview.encode()), cwd="/tmp/`weird`")
+    rec = tool(
+        "x|1",
+        agent_note="**bold** <script> | [link](http://x)",
+        preview_stdout=evil_preview,
+        stdout_bytes=len(evil_preview.encode()),
+        cwd="/tmp/`weird`",
+    )
     ix = open_run(make_run, [rec])
     text = render_report(ix, 0)
     assert "\x1b" not in text and "\x07" not in text
@@ -166,7 +233,9 @@ def test_code_span(text: str, want: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("lines", "ticks"), [(["a"], 3), (["```"], 4), (["x ``````` y"], 8)], ids=["none", "three", "seven"]
+    ("lines", "ticks"),
+    [(["a"], 3), (["```"], 4), (["x ``````` y"], 8)],
+    ids=["none", "three", "seven"],
 )
 def test_fence_is_longer_than_any_backtick_run(lines: list[str], ticks: int) -> None:
     out = fence(lines)
@@ -195,7 +264,11 @@ def test_find_row(make_run: Any, ident: str, want: str) -> None:
 
 @pytest.mark.parametrize(
     ("ident", "message"),
-    [("zz", "no span with id 'zz'"), ("a", "id prefix 'a' is ambiguous: a1, a2, a3"), ("  ", "empty id")],
+    [
+        ("zz", "no span with id 'zz'"),
+        ("a", "id prefix 'a' is ambiguous: a1, a2, a3"),
+        ("  ", "empty id"),
+    ],
     ids=["unknown", "ambiguous", "empty"],
 )
 def test_find_row_errors(make_run: Any, ident: str, message: str) -> None:
@@ -206,11 +279,20 @@ def test_find_row_errors(make_run: Any, ident: str, message: str) -> None:
 
 
 def test_missing_parent_and_unknown_truncation(make_run: Any) -> None:
-    feedback = {"command": ["make"], "stdout_tail": "done\n", "stderr_tail": "", "exit_code": 2,
-                "command_id": "f2", "parent_command_id": "gone", "duration_ms": 5}
+    feedback = {
+        "command": ["make"],
+        "stdout_tail": "done\n",
+        "stderr_tail": "",
+        "exit_code": 2,
+        "command_id": "f2",
+        "parent_command_id": "gone",
+        "duration_ms": 5,
+    }
     ix = open_run(make_run, [feedback])
     text = render_report(ix, 0)
     assert "> The first attempt names parent `gone`: parent not in set (rotated away?)." in text
-    assert ("1 attempt; it exited 2. Some attempts record no byte counts: whether the agent"
-            " saw everything is unknown.") in text
+    assert (
+        "1 attempt; it exited 2. Some attempts record no byte counts: whether the agent"
+        " saw everything is unknown."
+    ) in text
     assert "- **stdout**: no byte count recorded: truncation unknown" in text

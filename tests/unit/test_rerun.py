@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from records import tool
 
+from tracetui.analysis.chains import ChainIndex
+from tracetui.analysis.lint import lint_index
+from tracetui.record.recorder import run_with_feedback
 from tracetui.rerun import diff
 from tracetui.rerun import runner as rerun
-from tracetui.analysis.chains import ChainIndex
-from tracetui.store.index import SIDECAR, RunIndex, build_index
-from tracetui.analysis.lint import lint_index
 from tracetui.rerun.normalize import RULE_NAMES
-from tracetui.record.recorder import run_with_feedback
+from tracetui.store.index import SIDECAR, RunIndex, build_index
 from tracetui.store.runset import open_path, sidecar_path
 
 PY = sys.executable
@@ -49,12 +49,16 @@ def load(folder: Path) -> RunIndex:
     return build_index(open_path(str(folder / "run.jsonl"))[0])
 
 
-def record(folder: Path, script: str, data: str, cap: int | None, clip: str = "head") -> rerun.Target:
+def record(
+    folder: Path, script: str, data: str, cap: int | None, clip: str = "head"
+) -> rerun.Target:
     """Record ``script`` with the real recorder, then find its span for a re-run."""
     folder.mkdir(exist_ok=True)
     (folder / f"{script}.py").write_text(SCRIPTS[script])
     (folder / "data.txt").write_text(data)
-    res = run_with_feedback([PY, f"{script}.py"], log=folder / "run.jsonl", cap=cap, clip=clip, cwd=folder)
+    res = run_with_feedback(
+        [PY, f"{script}.py"], log=folder / "run.jsonl", cap=cap, clip=clip, cwd=folder
+    )
     return rerun.find_target([load(folder)], res.record["command_id"])
 
 
@@ -68,16 +72,29 @@ VERDICTS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "script", "then", "now", "cap", "clip", "want"), VERDICTS,
-                         ids=[c[0] for c in VERDICTS])
-def test_verdicts_on_real_commands(tmp_path: Path, name: str, script: str, then: str, now: str,
-                                   cap: int | None, clip: str, want: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "script", "then", "now", "cap", "clip", "want"), VERDICTS, ids=[c[0] for c in VERDICTS]
+)
+def test_verdicts_on_real_commands(
+    tmp_path: Path,
+    name: str,
+    script: str,
+    then: str,
+    now: str,
+    cap: int | None,
+    clip: str,
+    want: str,
+) -> None:
     target = record(tmp_path / "run", script, then, cap, clip)
     (tmp_path / "run" / "data.txt").write_text(now)
     with rerun.rerun(target) as result:
         assert (result.stdout.verdict, result.stderr.verdict) == (want, diff.IDENTICAL)
         assert (result.captured.exit_code, result.captured.error) == (0, None)
-        expected = {"data_last": FIXED + now, "data_first": now + FIXED, "data_middle": FIXED + now + FIXED}
+        expected = {
+            "data_last": FIXED + now,
+            "data_first": now + FIXED,
+            "data_middle": FIXED + now + FIXED,
+        }
         assert result.stdout.bytes_now == len(expected[script].encode())
         # The windows the agent saw are unchanged except in the "differs" case.
         assert result.stdout.changed is (want == diff.DIFFERS)
@@ -88,7 +105,10 @@ def test_differs_shows_the_change_in_the_diff(tmp_path: Path) -> None:
     (tmp_path / "run" / "data.txt").write_text("total: 42\n")
     with rerun.rerun(target) as result:
         lines = result.stream_diff("stdout")
-        assert [x for x in lines if x[:1] in "+-" and x[:3] not in ("---", "+++")] == ["-total: 41", "+total: 42"]
+        assert [x for x in lines if x[:1] in "+-" and x[:3] not in ("---", "+++")] == [
+            "-total: 41",
+            "+total: 42",
+        ]
         assert result.stream_diff("stderr") == []
 
 
@@ -97,8 +117,14 @@ def test_unknown_when_the_record_stores_no_hash(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "data_last.py").write_text(SCRIPTS["data_last"])
     (folder / "data.txt").write_text("x\n")
-    rec = {"command": [PY, "data_last.py"], "command_id": "fb1", "stdout_tail": "x\n", "stderr_tail": "",
-           "exit_code": 0, "cwd": "."}
+    rec = {
+        "command": [PY, "data_last.py"],
+        "command_id": "fb1",
+        "stdout_tail": "x\n",
+        "stderr_tail": "",
+        "exit_code": 0,
+        "cwd": ".",
+    }
     (folder / "run.jsonl").write_text(json.dumps(rec) + "\n")
     with rerun.rerun(rerun.find_target([load(folder)], "fb1")) as result:
         assert (result.stdout.verdict, result.stderr.verdict) == (diff.UNKNOWN, diff.UNKNOWN)
@@ -114,10 +140,18 @@ def test_timestamps_differ_only_before_normalisation(tmp_path: Path) -> None:
         assert (c.verdict, c.changed_raw, c.changed) == (diff.DIFFERS, True, False)
         assert result.stream_diff("stdout") == []
         no_time = [r for r in RULE_NAMES if r != "timestamps"]
-        changed = [x for x in result.stream_diff("stdout", no_time) if x[:1] in "+-" and x[:3] not in ("---", "+++")]
+        changed = [
+            x
+            for x in result.stream_diff("stdout", no_time)
+            if x[:1] in "+-" and x[:3] not in ("---", "+++")
+        ]
         assert changed == ["-started 2026-11-01T00:00:01Z", "+started 2026-11-01T00:00:02Z"]
         no_dur = [r for r in RULE_NAMES if r != "durations"]
-        changed = [x for x in result.stream_diff("stdout", no_dur) if x[:1] in "+-" and x[:3] not in ("---", "+++")]
+        changed = [
+            x
+            for x in result.stream_diff("stdout", no_dur)
+            if x[:1] in "+-" and x[:3] not in ("---", "+++")
+        ]
         assert changed == ["-took 0.1s", "+took 0.2s"]
 
 
@@ -137,7 +171,9 @@ def test_flaky_billing_assertion_is_in_the_unseen_part(tmp_path: Path) -> None:
         unseen = result.unseen("stdout", 0, c.windows.unseen_bytes).decode()
         assert "E       AssertionError: assert Decimal('33.33') == Decimal('33.34')" in unseen
         assert "AssertionError" not in target.span.stdout.preview
-        assert "AssertionError: assert Decimal('33.33')" in result.unseen_excerpt("stdout", 2048).end
+        assert (
+            "AssertionError: assert Decimal('33.33')" in result.unseen_excerpt("stdout", 2048).end
+        )
 
 
 # ------------------------------------------------------------------ the sidecar
@@ -150,7 +186,10 @@ def test_sidecar_record_joins_the_chain_and_passes_lint(tmp_path: Path) -> None:
         rec = result.record
         assert rec is not None
         assert (rec["parent_command_id"], rec["rerun_of"], rec["stdout_truncated"]) == (
-            target.command_id, target.command_id, False)
+            target.command_id,
+            target.command_id,
+            False,
+        )
         assert rec["stdout_full_sha256"] == target.span.stdout.full_sha256
         assert rec["preview_stdout"] == FIXED + "same\n"  # under the 64 KiB cap: the whole text
     assert (folder / "run.jsonl").read_bytes() == trace  # the trace itself is never modified
@@ -176,20 +215,33 @@ def span_file(folder: Path, **over: Any) -> RunIndex:
 
 ERRORS = [
     ("missing-cwd", {"cwd": "gone"}, "working directory does not exist: {folder}/gone"),
-    ("cwd-is-a-file", {"cwd": "run.jsonl"}, "working directory is not a directory: {folder}/run.jsonl"),
-    ("program-not-found", {"argv": ["no-such-program-tracetui"]}, "command not found: no-such-program-tracetui"),
+    (
+        "cwd-is-a-file",
+        {"cwd": "run.jsonl"},
+        "working directory is not a directory: {folder}/run.jsonl",
+    ),
+    (
+        "program-not-found",
+        {"argv": ["no-such-program-tracetui"]},
+        "command not found: no-such-program-tracetui",
+    ),
     ("not-executable", {"argv": ["./plain.txt"]}, "permission denied: ./plain.txt"),
 ]
 
 
 @pytest.mark.parametrize(("name", "over", "want"), ERRORS, ids=[c[0] for c in ERRORS])
-def test_start_failures_are_results(tmp_path: Path, name: str, over: dict[str, Any], want: str) -> None:
+def test_start_failures_are_results(
+    tmp_path: Path, name: str, over: dict[str, Any], want: str
+) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
     (folder / "plain.txt").write_text("not a program\n")
     ix = span_file(folder, **over)
     with rerun.rerun(rerun.find_target([ix], "t1")) as result:
-        assert (result.captured.exit_code, result.captured.error) == (None, want.format(folder=folder))
+        assert (result.captured.exit_code, result.captured.error) == (
+            None,
+            want.format(folder=folder),
+        )
         assert result.record is not None and result.record["error"] == result.captured.error
     assert lint_index(load(folder)) == []
 
@@ -232,7 +284,9 @@ def wait_dead(pid: int) -> bool:
 def test_cancel_from_another_thread_and_progress(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / "tick.py").write_text("import time\nwhile True:\n    print('tick', flush=True)\n    time.sleep(0.05)\n")
+    (folder / "tick.py").write_text(
+        "import time\nwhile True:\n    print('tick', flush=True)\n    time.sleep(0.05)\n"
+    )
     ix = span_file(folder, argv=[PY, "tick.py"])
     cancel = threading.Event()
     seen: list[tuple[float, int, int]] = []
@@ -242,7 +296,9 @@ def test_cancel_from_another_thread_and_progress(tmp_path: Path) -> None:
         if out >= 15:
             threading.Thread(target=cancel.set).start()
 
-    with rerun.rerun(rerun.find_target([ix], "t1"), cancel=cancel, progress=progress, grace=0.2) as result:
+    with rerun.rerun(
+        rerun.find_target([ix], "t1"), cancel=cancel, progress=progress, grace=0.2
+    ) as result:
         assert result.captured.outcome.cancelled
         assert result.captured.error == "cancelled; process group killed"
         assert seen[-1][1:] == (result.stdout.bytes_now, result.stderr.bytes_now)
@@ -269,18 +325,29 @@ def test_find_target(tmp_path: Path) -> None:
 
 
 REFUSED = [
-    ("not-rerunnable", tool("r1", tool_name="Read", argv=["Read", "/etc/hosts"], rerunnable=False,
-                            source_format="claude-code"),
-     ("span 'r1' is a Read call imported from claude-code, not a shell command: it cannot be re-run "
-      "(rerunnable: false)")),
+    (
+        "not-rerunnable",
+        tool(
+            "r1",
+            tool_name="Read",
+            argv=["Read", "/etc/hosts"],
+            rerunnable=False,
+            source_format="claude-code",
+        ),
+        (
+            "span 'r1' is a Read call imported from claude-code, not a shell command: it cannot be re-run "
+            "(rerunnable: false)"
+        ),
+    ),
     ("no-argv", tool("r1", argv=[]), "span 'r1' records no argv to re-run"),
     ("empty-program", tool("r1", argv=[""]), "span 'r1' records no argv to re-run"),
 ]
 
 
 @pytest.mark.parametrize(("name", "rec", "message"), REFUSED, ids=[c[0] for c in REFUSED])
-def test_spans_that_cannot_be_rerun_are_refused(tmp_path: Path, name: str, rec: dict[str, Any],
-                                                message: str) -> None:
+def test_spans_that_cannot_be_rerun_are_refused(
+    tmp_path: Path, name: str, rec: dict[str, Any], message: str
+) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
     (folder / "run.jsonl").write_text(json.dumps(rec) + "\n" + "{not json\n")
@@ -322,12 +389,24 @@ BIG = textwrap.dedent("""\
 def test_200mb_output_reruns_with_bounded_memory(tmp_path: Path) -> None:
     size = 200 << 20
     writer = "import sys\nline = b'x' * 1023 + b'\\n'\nfor _ in range(200):\n    sys.stdout.buffer.write(line * 1024)\n"
-    rec = tool("big", argv=[PY, "-c", writer], stdout_bytes=size, stdout_truncated=True, stdout_clip="head",
-               stdout_sha256=None, preview_stdout="x" * 8192, ok_preview=False)
+    rec = tool(
+        "big",
+        argv=[PY, "-c", writer],
+        stdout_bytes=size,
+        stdout_truncated=True,
+        stdout_clip="head",
+        stdout_sha256=None,
+        preview_stdout="x" * 8192,
+        ok_preview=False,
+    )
     (tmp_path / "run.jsonl").write_text(json.dumps(rec) + "\n")
     (tmp_path / "big.py").write_text(BIG)
-    out = subprocess.run([PY, str(tmp_path / "big.py"), str(tmp_path / "run.jsonl")], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [PY, str(tmp_path / "big.py"), str(tmp_path / "run.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
     assert (facts["total"], facts["spool"], facts["unseen"]) == (size, size, size - 8192)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from records import tool
+
 from tracetui.store.index import build_index
 from tracetui.store.runset import RunSetError, open_path, split_member_name
 
@@ -51,11 +51,16 @@ def test_gz_member_read_transparently(make_run: Any) -> None:
 
 
 def test_directory_of_several_runs_and_sidecar(make_run: Any) -> None:
-    root = make_run({
-        "agent-a.jsonl": [tool("a1")], "agent-a.jsonl.1": [tool("a0")],
-        "agent-b.jsonl": [tool("b1")], "agent-a.jsonl.reruns.jsonl": [tool("r1", parent_command_id="a1")],
-        "notes.txt": ["hello\n"], "B.lock": [""],
-    })
+    root = make_run(
+        {
+            "agent-a.jsonl": [tool("a1")],
+            "agent-a.jsonl.1": [tool("a0")],
+            "agent-b.jsonl": [tool("b1")],
+            "agent-a.jsonl.reruns.jsonl": [tool("r1", parent_command_id="a1")],
+            "notes.txt": ["hello\n"],
+            "B.lock": [""],
+        }
+    )
     runs = open_path(str(root))
     assert [os.path.basename(r.base) for r in runs] == ["agent-a.jsonl", "agent-b.jsonl"]
     assert runs[0].sidecar is not None and runs[0].sidecar.endswith("agent-a.jsonl.reruns.jsonl")
@@ -78,7 +83,9 @@ ERRORS = [
 
 @pytest.mark.parametrize(("rel", "message"), [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
 def test_unusable_paths(tmp_path: Path, rel: str, message: str) -> None:
-    with pytest.raises(RunSetError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+    with pytest.raises(
+        RunSetError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")
+    ):
         open_path(str(tmp_path / rel) if rel else str(tmp_path))
 
 
@@ -99,5 +106,7 @@ def test_directory_holding_other_agents_traces(make_run: Any) -> None:
     shutil.copy(agents / "swe_agent.traj", root / "run.traj")
     runs = open_path(str(root))
     assert [(os.path.basename(r.base), r.source_format) for r in runs] == [
-        ("ours.jsonl", None), ("run.traj", "swe-agent"), ("session.jsonl", "claude-code"),
+        ("ours.jsonl", None),
+        ("run.traj", "swe-agent"),
+        ("session.jsonl", "claude-code"),
     ]

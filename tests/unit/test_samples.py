@@ -83,18 +83,40 @@ def test_gzip_member_is_reproducible() -> None:
     [
         ("flaky-billing", [BASE], 10, 0, 3, 3, 46281, 0, 1),
         ("silent-json", [BASE], 4, 0, 0, 2, 23078, 0, 0),
-        ("rotated", [f"{BASE}.4", f"{BASE}.3.gz", f"{BASE}.2", f"{BASE}.1", BASE],
-         163, 1, 23, 54, 107669, 14, 11),
+        (
+            "rotated",
+            [f"{BASE}.4", f"{BASE}.3.gz", f"{BASE}.2", f"{BASE}.1", BASE],
+            163,
+            1,
+            23,
+            54,
+            107669,
+            14,
+            11,
+        ),
     ],
     ids=RUNS,
 )
-def test_published_facts(facts: dict, run: str, files: list[str], spans: int, bad: int,
-                         failed: int, truncated: int, hidden: int, unknown: int,
-                         n_chains: int) -> None:
+def test_published_facts(
+    facts: dict,
+    run: str,
+    files: list[str],
+    spans: int,
+    bad: int,
+    failed: int,
+    truncated: int,
+    hidden: int,
+    unknown: int,
+    n_chains: int,
+) -> None:
     got = facts[run]
     assert got["files"] == files
     assert (got["spans"], len(got["bad_lines"]), got["failed"], got["truncated"]) == (
-        spans, bad, failed, truncated)
+        spans,
+        bad,
+        failed,
+        truncated,
+    )
     assert (got["hidden_bytes"], got["hidden_bytes_unknown_spans"]) == (hidden, unknown)
     assert len(got["chains"]) == n_chains
 
@@ -144,8 +166,9 @@ def test_silent_json_items_and_lying_collector() -> None:
 def test_rotated_shows_every_case() -> None:
     recs = _records("rotated")
     where = {r["command_id"]: f for f, _, r in recs if r.get("command_id")}
-    links = [(where.get(r["parent_command_id"]), f)
-             for f, _, r in recs if r.get("parent_command_id")]
+    links = [
+        (where.get(r["parent_command_id"]), f) for f, _, r in recs if r.get("parent_command_id")
+    ]
     assert (f"{BASE}.2", f"{BASE}.1") in links
     assert sum(1 for p, _ in links if p is None) == 2
     parents = [r["parent_command_id"] for _, _, r in recs if r.get("parent_command_id")]
@@ -156,14 +179,17 @@ def test_rotated_shows_every_case() -> None:
     assert {"tail", "head_tail"} <= clips
     assert any("returncode" in r for _, _, r in recs)
     assert any(r.get("stdout_tail", "").startswith("...truncated ") for _, _, r in recs)
-    sizes = [len(gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes())
-             for p in samplefacts.member_files(SAMPLES / "rotated", BASE)[:-1]]
+    sizes = [
+        len(gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes())
+        for p in samplefacts.member_files(SAMPLES / "rotated", BASE)[:-1]
+    ]
     assert max(sizes) - min(sizes) < 8192  # rotated members are of similar size
 
 
 @pytest.mark.parametrize("run", RUNS, ids=RUNS)
-def test_summary_agrees_with_published_facts(facts: dict, run: str,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_agrees_with_published_facts(
+    facts: dict, run: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tracetui.cli import main
 
     assert main(["summary", str(SAMPLES / run), "--json"]) == 0
@@ -172,7 +198,8 @@ def test_summary_agrees_with_published_facts(facts: dict, run: str,
     keys = ("spans", "failed", "truncated", "hidden_bytes")
     assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
     assert [(Path(b["file"]).name, b["line"]) for b in got["bad_lines"]] == [
-        (b["file"], b["line"]) for b in want["bad_lines"]]
+        (b["file"], b["line"]) for b in want["bad_lines"]
+    ]
 
     def latest(x: dict | None) -> tuple | None:
         return x and (x["command_id"], x["argv"], x["exit_code"], Path(x["file"]).name, x["line"])

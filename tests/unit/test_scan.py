@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from records import encode_line, tool
+
 from tracetui.store import fastindex
 from tracetui.store.index import RunIndex, build_index
 from tracetui.store.runset import open_path
@@ -21,14 +21,29 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 # Lines chosen to hit every branch where the C path must defer to Python or agree with it.
 EDGE_LINES: list[Any] = [
     tool("plain"),
-    tool("cut", stdout_bytes=9000, stdout_truncated=True, stdout_head_bytes=8192,
-         preview_stdout="x\n…[truncated 808 bytes]…\n"),
+    tool(
+        "cut",
+        stdout_bytes=9000,
+        stdout_truncated=True,
+        stdout_head_bytes=8192,
+        preview_stdout="x\n…[truncated 808 bytes]…\n",
+    ),
     tool("lying", stdout_bytes=9000, stdout_truncated=False),
     tool("marker-only", preview_stdout="a\n…[truncated 77 bytes]…\n"),
-    tool("marker-no-bytes", stdout_bytes=None, stdout_truncated=None, preview_stdout="a\n…[truncated 7 bytes]…\n"),
+    tool(
+        "marker-no-bytes",
+        stdout_bytes=None,
+        stdout_truncated=None,
+        preview_stdout="a\n…[truncated 7 bytes]…\n",
+    ),
     tool("flag-no-cap", stdout_cap=None, stdout_truncated=True, stdout_bytes=50),
-    tool("flag-no-cap-marker", stdout_cap=None, stdout_truncated=True, stdout_bytes=50,
-         preview_stdout="a\n…[truncated 7 bytes]…\n"),
+    tool(
+        "flag-no-cap-marker",
+        stdout_cap=None,
+        stdout_truncated=True,
+        stdout_bytes=50,
+        preview_stdout="a\n…[truncated 7 bytes]…\n",
+    ),
     tool("float-int", stdout_bytes=3.0),
     tool("str-exit", exit_code="1"),
     tool("huge-exit", exit_code=2**40),
@@ -37,12 +52,21 @@ EDGE_LINES: list[Any] = [
     tool("", parent_command_id=""),
     tool("with-parent", parent_command_id="plain"),
     tool("plain"),  # a duplicate id
-    tool("esc\"id"),
+    tool('esc"id'),
     tool("unicode-id-é"),
     tool(7),
     tool("nested", extra={"exit_code": 5, "list": [1, [2, {"a": None}]]}),
-    {"span_type": "tool", "argv": ["pytest"], "returncode": 3, "stdout_bytes": 10, "stdout_cap": 5,
-     "stdout_truncated": True, "stderr_bytes": 0, "stderr_cap": 5, "stderr_truncated": False},
+    {
+        "span_type": "tool",
+        "argv": ["pytest"],
+        "returncode": 3,
+        "stdout_bytes": 10,
+        "stdout_cap": 5,
+        "stdout_truncated": True,
+        "stderr_bytes": 0,
+        "stderr_cap": 5,
+        "stderr_truncated": False,
+    },
     {"span_type": "tool", "argv": ["x"], "exit_code": 4, "returncode": None},
     {"argv": ["x"], "exit_code": 0, "preview_stdout": "hello"},
     {"command": ["make"], "stdout_tail": "a\n...truncated 3 lines...\n", "exit_code": 1},
@@ -74,10 +98,18 @@ EDGE_LINES: list[Any] = [
 
 def columns(ix: RunIndex) -> dict[str, Any]:
     return {
-        "offset": list(ix.offset), "length": list(ix.length), "line_no": list(ix.line_no),
-        "flags": list(ix.flags), "exit": list(ix.exit), "hidden": list(ix.hidden), "ids": ix.ids,
-        "parents": ix.parent_ids, "id_rows": ix.id_rows, "duplicates": ix.duplicates,
-        "bad": {r: (b.line, b.reason) for r, b in ix.bad.items()}, "stats": ix.stats,
+        "offset": list(ix.offset),
+        "length": list(ix.length),
+        "line_no": list(ix.line_no),
+        "flags": list(ix.flags),
+        "exit": list(ix.exit),
+        "hidden": list(ix.hidden),
+        "ids": ix.ids,
+        "parents": ix.parent_ids,
+        "id_rows": ix.id_rows,
+        "duplicates": ix.duplicates,
+        "bad": {r: (b.line, b.reason) for r, b in ix.bad.items()},
+        "stats": ix.stats,
         "latest_failure": ix.latest_failure,
     }
 
@@ -106,9 +138,26 @@ def test_sample_runs_agree(run: str, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_random_records_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(5)
     values = [None, 0, 1, -3, 8192, 9000, True, False, "x", 2.5, [], {}, "…[truncated 5 bytes]…"]
-    keys = ["exit_code", "returncode", "stdout_bytes", "stdout_cap", "stdout_truncated", "stderr_bytes",
-            "stderr_cap", "stderr_truncated", "preview_stdout", "stdout_head_bytes", "stdout_tail_bytes",
-            "command_id", "parent_command_id", "stdout_tail", "command", "argv", "span_type", "schema"]
+    keys = [
+        "exit_code",
+        "returncode",
+        "stdout_bytes",
+        "stdout_cap",
+        "stdout_truncated",
+        "stderr_bytes",
+        "stderr_cap",
+        "stderr_truncated",
+        "preview_stdout",
+        "stdout_head_bytes",
+        "stdout_tail_bytes",
+        "command_id",
+        "parent_command_id",
+        "stdout_tail",
+        "command",
+        "argv",
+        "span_type",
+        "schema",
+    ]
     lines = []
     for i in range(3000):
         rec = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(1, len(keys)))}
@@ -126,7 +175,9 @@ def test_random_records_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_chunk_boundaries_do_not_matter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    data = b"".join(encode_line(tool(f"r{i}", preview_stdout="y" * (i * 37 % 500))) for i in range(400))
+    data = b"".join(
+        encode_line(tool(f"r{i}", preview_stdout="y" * (i * 37 % 500))) for i in range(400)
+    )
     (tmp_path / "B.jsonl").write_bytes(data)
     monkeypatch.setattr(fastindex, "CHUNK", 1000)
     fast, slow = both(str(tmp_path / "B.jsonl"), monkeypatch)
@@ -137,7 +188,9 @@ def test_mutated_lines_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     """Bytes flipped, dropped and inserted in real records: same verdicts, and no crash in C."""
     rng = random.Random(23)
     seeds = [encode_line(r) for r in EDGE_LINES[:20] if isinstance(r, dict)]
-    alphabet = b'"\\{}[],:0123456789-+.eEtrufalsn \t\x00\x1f\x7f\xc3\xa9\xe2\x80\xa6\xff\xed\xa0\x80u'
+    alphabet = (
+        b'"\\{}[],:0123456789-+.eEtrufalsn \t\x00\x1f\x7f\xc3\xa9\xe2\x80\xa6\xff\xed\xa0\x80u'
+    )
     lines = []
     for _ in range(2500):
         line = bytearray(rng.choice(seeds).rstrip(b"\n"))
@@ -149,7 +202,7 @@ def test_mutated_lines_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             elif op < 0.7:
                 line[pos:pos] = bytes([rng.choice(alphabet)])
             elif pos < len(line):
-                del line[pos:pos + rng.randint(1, 8)]
+                del line[pos : pos + rng.randint(1, 8)]
         lines.append(bytes(line).replace(b"\n", b" ") + b"\n")
     (tmp_path / "B.jsonl").write_bytes(b"".join(lines))
     fast, slow = both(str(tmp_path / "B.jsonl"), monkeypatch)

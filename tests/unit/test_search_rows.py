@@ -6,14 +6,22 @@ import os
 
 import pytest
 
-from tracetui.store.index import FAILED, TRUNCATED, build_index
-from tracetui.store.reader import BadLine
 from tracetui.analysis.rows import (
-    RowView, banner, fmt_duration, fmt_size, fmt_time, items_note, never_shown, row_cells, share,
+    RowView,
+    banner,
+    fmt_duration,
+    fmt_size,
+    fmt_time,
+    items_note,
+    never_shown,
+    row_cells,
+    share,
 )
-from tracetui.store.runset import open_paths
 from tracetui.analysis.search import matcher
 from tracetui.model.spans import normalize
+from tracetui.store.index import FAILED, TRUNCATED, build_index
+from tracetui.store.reader import BadLine
+from tracetui.store.runset import open_paths
 
 FLAKY = os.path.join(os.path.dirname(__file__), "..", "ui", "data", "flaky")
 
@@ -23,8 +31,15 @@ def index():  # type: ignore[no-untyped-def]
     return build_index(open_paths([FLAKY])[0])
 
 
-SIZES = [("zero", 0, "0"), ("small", 999, "999"), ("kib", 1000, "1.0K"), ("9.8k", 10_000, "9.8K"),
-         ("16k", 16_384, "16K"), ("mib", 1_500_000, "1.4M"), ("unknown", None, "?")]
+SIZES = [
+    ("zero", 0, "0"),
+    ("small", 999, "999"),
+    ("kib", 1000, "1.0K"),
+    ("9.8k", 10_000, "9.8K"),
+    ("16k", 16_384, "16K"),
+    ("mib", 1_500_000, "1.4M"),
+    ("unknown", None, "?"),
+]
 
 
 @pytest.mark.parametrize(("n", "want"), [c[1:] for c in SIZES], ids=[c[0] for c in SIZES])
@@ -32,8 +47,14 @@ def test_fmt_size(n: int | None, want: str) -> None:
     assert fmt_size(n) == want
 
 
-DURS = [("ms", 41, "41ms"), ("secs", 3060, "3.1s"), ("tens", 14210, "14s"),
-        ("minutes", 600_000, "10m00"), ("hours", 7_500_000, "2h05"), ("unknown", None, "?")]
+DURS = [
+    ("ms", 41, "41ms"),
+    ("secs", 3060, "3.1s"),
+    ("tens", 14210, "14s"),
+    ("minutes", 600_000, "10m00"),
+    ("hours", 7_500_000, "2h05"),
+    ("unknown", None, "?"),
+]
 
 
 @pytest.mark.parametrize(("ms", "want"), [c[1:] for c in DURS], ids=[c[0] for c in DURS])
@@ -41,8 +62,12 @@ def test_fmt_duration(ms: float | None, want: str) -> None:
     assert fmt_duration(ms) == want
 
 
-TIMES = [("rfc3339", "2026-03-14T09:06:00.000Z", "09:06:00"), ("space", "2026-03-14 09:06:01", "09:06:01"),
-         ("none", None, "?"), ("escape", "2026-03-14T\x1b[2J:00", "␛[2J:00")]
+TIMES = [
+    ("rfc3339", "2026-03-14T09:06:00.000Z", "09:06:00"),
+    ("space", "2026-03-14 09:06:01", "09:06:01"),
+    ("none", None, "?"),
+    ("escape", "2026-03-14T\x1b[2J:00", "␛[2J:00"),
+]
 
 
 @pytest.mark.parametrize(("value", "want"), [c[1:] for c in TIMES], ids=[c[0] for c in TIMES])
@@ -51,14 +76,28 @@ def test_fmt_time(value: str | None, want: str) -> None:
 
 
 def test_share() -> None:
-    assert [share(15926, 24118), share(1, 1000), share(0, 10), share(5, None)] == ["66%", "<1%", "", ""]
+    assert [share(15926, 24118), share(1, 1000), share(0, 10), share(5, None)] == [
+        "66%",
+        "<1%",
+        "",
+        "",
+    ]
 
 
 def _span(**extra):  # type: ignore[no-untyped-def]
-    base = {"schema": "tracetui/1", "argv": ["pytest"], "exit_code": 1, "stdout_bytes": 24118,
-            "stdout_cap": 8192, "stdout_truncated": True, "stderr_bytes": 0, "stderr_cap": 8192,
-            "stderr_truncated": False, "preview_stdout": "x\n…[truncated 15926 bytes]…\n",
-            "agent_note": "expect green"}
+    base = {
+        "schema": "tracetui/1",
+        "argv": ["pytest"],
+        "exit_code": 1,
+        "stdout_bytes": 24118,
+        "stdout_cap": 8192,
+        "stdout_truncated": True,
+        "stderr_bytes": 0,
+        "stderr_cap": 8192,
+        "stderr_truncated": False,
+        "preview_stdout": "x\n…[truncated 15926 bytes]…\n",
+        "agent_note": "expect green",
+    }
     base.update(extra)
     return normalize(base)
 
@@ -74,8 +113,12 @@ def test_stream_verdicts() -> None:
 
 
 QUERIES = [
-    ("argv", "pytest", True), ("note-lower", "EXPECT", False), ("note-smart-case", "expect", True),
-    ("preview", "truncated 15926", True), ("miss", "rounding", False), ("empty", "", False),
+    ("argv", "pytest", True),
+    ("note-lower", "EXPECT", False),
+    ("note-smart-case", "expect", True),
+    ("preview", "truncated 15926", True),
+    ("miss", "rounding", False),
+    ("empty", "", False),
 ]
 
 
@@ -89,8 +132,11 @@ def test_matcher_on_bad_lines() -> None:
     assert matcher("unexpected")(bad) and matcher("run.jsonl:3")(bad) and not matcher("zzz")(bad)
 
 
-VIEWS = [("all", 0, list(range(12))), ("failed", FAILED, [1, 2, 6, 8, 10]),
-         ("truncated", TRUNCATED, [1, 2, 3, 7, 8, 10])]
+VIEWS = [
+    ("all", 0, list(range(12))),
+    ("failed", FAILED, [1, 2, 6, 8, 10]),
+    ("truncated", TRUNCATED, [1, 2, 3, 7, 8, 10]),
+]
 
 
 @pytest.mark.parametrize(("mask", "rows"), [c[1:] for c in VIEWS], ids=[c[0] for c in VIEWS])
@@ -101,11 +147,17 @@ def test_row_view(index, mask: int, rows: list[int]) -> None:  # type: ignore[no
     assert view.nearest_pos(rows[-1]) == len(rows) - 1
 
 
-FINDS = [("failed-next", FAILED, 0, 1, 1), ("failed-prev", FAILED, 10, -1, 8),
-         ("failed-none-after", FAILED, 10, 1, None), ("trunc-next", TRUNCATED, 3, 1, 7)]
+FINDS = [
+    ("failed-next", FAILED, 0, 1, 1),
+    ("failed-prev", FAILED, 10, -1, 8),
+    ("failed-none-after", FAILED, 10, 1, None),
+    ("trunc-next", TRUNCATED, 3, 1, 7),
+]
 
 
-@pytest.mark.parametrize(("mask", "start", "step", "want"), [c[1:] for c in FINDS], ids=[c[0] for c in FINDS])
+@pytest.mark.parametrize(
+    ("mask", "start", "step", "want"), [c[1:] for c in FINDS], ids=[c[0] for c in FINDS]
+)
 def test_find_in_all_rows(index, mask, start, step, want) -> None:  # type: ignore[no-untyped-def]
     assert RowView(index).find(start, mask, step) == want
 
@@ -121,8 +173,16 @@ def test_find_and_search_in_a_filter(index) -> None:  # type: ignore[no-untyped-
 
 def test_row_cells(index) -> None:  # type: ignore[no-untyped-def]
     cells = row_cells(index, 10, index.get(10))
-    assert [c.text for c in cells] == ["09:06:00", "0010-a1b", "1", "3.0s", "6.6K/2.0K", "0/2.0K",
-                                       "✂", "python -m pytest tests/billing/test_rounding.py"]
+    assert [c.text for c in cells] == [
+        "09:06:00",
+        "0010-a1b",
+        "1",
+        "3.0s",
+        "6.6K/2.0K",
+        "0/2.0K",
+        "✂",
+        "python -m pytest tests/billing/test_rounding.py",
+    ]
     assert cells[2].style == "failed"
     null = row_cells(index, 8, index.get(8))
     assert (null[2].text, null[2].style, null[4].text) == ("ERR", "null", "?")
@@ -144,7 +204,9 @@ ROW_QUERIES = [
 ]
 
 
-@pytest.mark.parametrize(("query", "rows"), [c[1:] for c in ROW_QUERIES], ids=[c[0] for c in ROW_QUERIES])
+@pytest.mark.parametrize(
+    ("query", "rows"), [c[1:] for c in ROW_QUERIES], ids=[c[0] for c in ROW_QUERIES]
+)
 def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> None:  # type: ignore[no-untyped-def]
     from tracetui.analysis.search import row_matcher
 
@@ -153,13 +215,17 @@ def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> No
     assert found == [r for r in range(len(index)) if matcher(query)(index.get(r))]
 
 
-@pytest.mark.parametrize(("cid", "short"), [
-    ("20261129T231150.848677Z-1b5a45f2", "1b5a45f2"),  # the recorder's ids: the random part
-    ("cmd_3f76c0c60c4e", "cmd_3f76"),
-    ("0010-a1b2c3d4", "0010-a1b"),
-    (None, "-"),
-    ("\x1b]0;x\x07abc", "␛]0;x␇ab"),
-], ids=["recorder", "plain", "short-digits", "none", "escape"])
+@pytest.mark.parametrize(
+    ("cid", "short"),
+    [
+        ("20261129T231150.848677Z-1b5a45f2", "1b5a45f2"),  # the recorder's ids: the random part
+        ("cmd_3f76c0c60c4e", "cmd_3f76"),
+        ("0010-a1b2c3d4", "0010-a1b"),
+        (None, "-"),
+        ("\x1b]0;x\x07abc", "␛]0;x␇ab"),
+    ],
+    ids=["recorder", "plain", "short-digits", "none", "escape"],
+)
 def test_short_id(cid: str | None, short: str) -> None:
     from tracetui.analysis.rows import short_id
 

@@ -5,18 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from records import tool
+
 from tracetui.analysis import trends
 from tracetui.store.index import build_index
 from tracetui.store.runset import open_path
 
 
-def span(cid: str, nbytes: int, hidden: int = 0, exit_code: int = 0, at: str | None = None) -> dict[str, Any]:
+def span(
+    cid: str, nbytes: int, hidden: int = 0, exit_code: int = 0, at: str | None = None
+) -> dict[str, Any]:
     """A span producing ``nbytes`` on stdout, of which ``hidden`` were withheld by a head cap."""
     fields: dict[str, Any] = {"stdout_bytes": nbytes, "exit_code": exit_code, "started_at": at}
     if hidden:
-        fields.update(stdout_cap=nbytes - hidden, stdout_truncated=True, stdout_clip="head", stdout_sha256=None)
+        fields.update(
+            stdout_cap=nbytes - hidden,
+            stdout_truncated=True,
+            stdout_clip="head",
+            stdout_sha256=None,
+        )
     return tool(cid, **fields)
 
 
@@ -26,10 +33,14 @@ def span(cid: str, nbytes: int, hidden: int = 0, exit_code: int = 0, at: str | N
 #   bucket 3: 400 + 400 bytes, 400 hidden on one, both failed
 #   bucket 4: 50 + 50 bytes
 RUN = [
-    span("s1", 100, at="2026-11-02T09:00:00Z"), span("s2", 100, at="2026-11-02T09:01:00Z"),
-    span("s3", 1000, 600, exit_code=1, at="2026-11-02T09:02:00Z"), span("s4", 200, at="2026-11-02T09:03:00Z"),
-    span("s5", 400, 400, exit_code=2), span("s6", 400, exit_code=1),
-    span("s7", 50, at="2026-11-02T09:06:00Z"), span("s8", 50, at="2026-11-02T09:07:00Z"),
+    span("s1", 100, at="2026-11-02T09:00:00Z"),
+    span("s2", 100, at="2026-11-02T09:01:00Z"),
+    span("s3", 1000, 600, exit_code=1, at="2026-11-02T09:02:00Z"),
+    span("s4", 200, at="2026-11-02T09:03:00Z"),
+    span("s5", 400, 400, exit_code=2),
+    span("s6", 400, exit_code=1),
+    span("s7", 50, at="2026-11-02T09:06:00Z"),
+    span("s8", 50, at="2026-11-02T09:07:00Z"),
 ]
 
 
@@ -43,7 +54,9 @@ def index_of(make_run: Any, records: list[Any], sidecar: list[Any] | None = None
 
 def test_trend_figures_on_known_numbers(make_run: Any) -> None:
     # A bad line and a sidecar re-run are not spans of the trace: they move no bucket.
-    ix = index_of(make_run, RUN[:4] + ["{not json\n"] + RUN[4:], sidecar=[span("r1", 9999, exit_code=1)])
+    ix = index_of(
+        make_run, RUN[:4] + ["{not json\n"] + RUN[4:], sidecar=[span("r1", 9999, exit_code=1)]
+    )
     got = trends.trend_summary(ix, buckets=4)
     assert got == {
         "buckets": 4,
@@ -69,10 +82,16 @@ def test_fewer_spans_than_buckets_and_empty_run(make_run: Any) -> None:
     assert got["sparklines"]["failed"] == "▁▁█"
     empty = index_of(make_run, ["{bad\n"])
     got = trends.trend_summary(empty)
-    assert got["buckets"] == 0 and got["sparklines"] == {"hidden_share": "", "failed": "", "response_bytes": ""}
+    assert got["buckets"] == 0 and got["sparklines"] == {
+        "hidden_share": "",
+        "failed": "",
+        "response_bytes": "",
+    }
 
 
-def test_sampled_bytes_above_the_exact_limit(make_run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sampled_bytes_above_the_exact_limit(
+    make_run: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(trends, "EXACT_LIMIT", 4)
     monkeypatch.setattr(trends, "SAMPLE_PER_BUCKET", 1)
     ix = index_of(make_run, RUN)
@@ -104,7 +123,14 @@ def test_several_runs_share_the_buckets(make_run: Any) -> None:
         ([1, 1000], None, "▂█"),
         ([], None, ""),
     ],
-    ids=["linear", "fixed-top", "all-zero", "unknown-is-space", "small-nonzero-still-shows", "empty"],
+    ids=[
+        "linear",
+        "fixed-top",
+        "all-zero",
+        "unknown-is-space",
+        "small-nonzero-still-shows",
+        "empty",
+    ],
 )
 def test_sparkline(values: list[Any], top: float | None, want: str) -> None:
     assert trends.sparkline(values, top) == want

@@ -22,7 +22,7 @@ class ChainNode:
     row: int
     attempt: int
     """1 for the root, 2 for a retry of it, and so on (depth + 1)."""
-    children: list["ChainNode"] = field(default_factory=list)
+    children: list[ChainNode] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -207,6 +207,6 @@ class ChainIndex:
                 on_path.add(current)
                 current = self.parent_row(current)
             if current is not None and current in on_path:
-                found.append(sorted(path[path.index(current):]))
+                found.append(sorted(path[path.index(current) :]))
             seen.update(path)
         return found

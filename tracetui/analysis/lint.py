@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracetui.analysis.chains import ChainIndex
-from tracetui.store.index import RunIndex
 from tracetui.model.markers import find_marker, split_preview
-from tracetui.store.reader import BadLine
-from tracetui.record.redact import Redactor
 from tracetui.model.spans import FEEDBACK, STREAMS, TRACETUI, TRUNCATION_SPAN, Span
+from tracetui.record.redact import Redactor
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import BadLine
 
 ERROR = "error"
 WARNING = "warning"
@@ -27,7 +27,10 @@ UTF8_NOTE = "invalid UTF-8"
 
 # code → (severity, one-line description for docs and --list-rules)
 RULES: dict[str, tuple[str, str]] = {
-    "TT001": (ERROR, "a tool span lacks one of the six contract keys ({s}_bytes, {s}_cap, {s}_truncated)"),
+    "TT001": (
+        ERROR,
+        "a tool span lacks one of the six contract keys ({s}_bytes, {s}_cap, {s}_truncated)",
+    ),
     "TT002": (ERROR, "stream clipped without flag: bytes > cap but {s}_truncated is not true"),
     "TT003": (ERROR, "flag set under cap: {s}_truncated is true but bytes <= cap"),
     "TT004": (ERROR, "full-stream {s}_sha256 present on a clipped stream"),
@@ -63,8 +66,13 @@ class Issue:
         return RULES[self.code][0]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "code": self.code,
-                "severity": self.severity, "message": self.message}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+        }
 
 
 Finding = tuple[str, str]
@@ -83,8 +91,17 @@ def missing_contract_keys(rec: dict[str, Any]) -> list[str]:
 def rule_clipped_without_flag(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
     for s in STREAMS:
         nbytes, cap, flag = rec.get(f"{s}_bytes"), rec.get(f"{s}_cap"), rec.get(f"{s}_truncated")
-        if cap is not None and _is_num(cap) and _is_num(nbytes) and nbytes > cap and flag is not True:
-            yield "TT002", f"{s} clipped without flag ({s}_bytes {nbytes} > {s}_cap {cap}, {s}_truncated {_j(flag)})"
+        if (
+            cap is not None
+            and _is_num(cap)
+            and _is_num(nbytes)
+            and nbytes > cap
+            and flag is not True
+        ):
+            yield (
+                "TT002",
+                f"{s} clipped without flag ({s}_bytes {nbytes} > {s}_cap {cap}, {s}_truncated {_j(flag)})",
+            )
 
 
 def rule_flag_under_cap(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
@@ -98,7 +115,10 @@ def rule_full_hash_on_clipped(rec: dict[str, Any], span: Span) -> Iterator[Findi
     for s in STREAMS:
         digest = rec.get(f"{s}_sha256")
         if rec.get(f"{s}_truncated") is True and isinstance(digest, str) and digest:
-            yield "TT004", f"full hash on a clipped stream ({s}_sha256 set while {s}_truncated is true)"
+            yield (
+                "TT004",
+                f"full hash on a clipped stream ({s}_sha256 set while {s}_truncated is true)",
+            )
 
 
 def rule_ok_preview_truncated(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
@@ -109,7 +129,10 @@ def rule_ok_preview_truncated(rec: dict[str, Any], span: Span) -> Iterator[Findi
 
 
 CONTRACT_RULES: tuple[RecordRule, ...] = (
-    rule_clipped_without_flag, rule_flag_under_cap, rule_full_hash_on_clipped, rule_ok_preview_truncated,
+    rule_clipped_without_flag,
+    rule_flag_under_cap,
+    rule_full_hash_on_clipped,
+    rule_ok_preview_truncated,
 )
 
 
@@ -155,7 +178,10 @@ def rule_preview_over_cap(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
         return
     for st in span.streams:
         if st.cap is not None and st.preview and (shown := _shown_bytes(st.preview)) > st.cap:
-            yield "TT008", f"preview_{st.name} shows {shown} bytes, more than {st.name}_cap {st.cap}"
+            yield (
+                "TT008",
+                f"preview_{st.name} shows {shown} bytes, more than {st.name}_cap {st.cap}",
+            )
 
 
 def rule_bytes_below_preview(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
@@ -163,7 +189,10 @@ def rule_bytes_below_preview(rec: dict[str, Any], span: Span) -> Iterator[Findin
         return
     for st in span.streams:
         if st.bytes is not None and st.preview and (shown := _shown_bytes(st.preview)) > st.bytes:
-            yield "TT009", f"{st.name}_bytes {st.bytes} is smaller than the {shown} bytes shown in preview_{st.name}"
+            yield (
+                "TT009",
+                f"{st.name}_bytes {st.bytes} is smaller than the {shown} bytes shown in preview_{st.name}",
+            )
 
 
 def rule_wrong_types(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
@@ -184,18 +213,30 @@ def rule_secret_in_preview(rec: dict[str, Any], span: Span) -> Iterator[Finding]
     for st in span.streams:
         names = _REDACTOR.findings(st.preview) if st.preview else []
         if names:
-            yield "TT015", f"preview_{st.name} holds secret-looking text ({', '.join(sorted(set(names)))})"
+            yield (
+                "TT015",
+                f"preview_{st.name} holds secret-looking text ({', '.join(sorted(set(names)))})",
+            )
 
 
 def rule_marker_without_flag(rec: dict[str, Any], span: Span) -> Iterator[Finding]:
     for st in span.streams:
         if st.marker is not None and st.flag is False:
-            yield "TT017", f"preview_{st.name} carries a truncation marker but {st.name}_truncated is false"
+            yield (
+                "TT017",
+                f"preview_{st.name} carries a truncation marker but {st.name}_truncated is false",
+            )
 
 
 ADDED_RULES: tuple[RecordRule, ...] = (
-    rule_ok_preview_failed, rule_null_exit_without_error, rule_preview_over_cap, rule_bytes_below_preview,
-    rule_wrong_types, rule_invalid_utf8, rule_secret_in_preview, rule_marker_without_flag,
+    rule_ok_preview_failed,
+    rule_null_exit_without_error,
+    rule_preview_over_cap,
+    rule_bytes_below_preview,
+    rule_wrong_types,
+    rule_invalid_utf8,
+    rule_secret_in_preview,
+    rule_marker_without_flag,
 )
 
 
@@ -242,7 +283,12 @@ def _cross_record(index: RunIndex, skip: set[int]) -> Iterator[Issue]:
         first_path, first_line = index.location(rows[0])
         for row in rows[1:]:
             path, line = index.location(row)
-            yield Issue(path, line, "TT012", f"duplicate command_id {cid!r} (first at {first_path}:{first_line})")
+            yield Issue(
+                path,
+                line,
+                "TT012",
+                f"duplicate command_id {cid!r} (first at {first_path}:{first_line})",
+            )
     for row, pid in index.parent_ids.items():
         if row in skip:
             continue

@@ -14,10 +14,10 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracetui.store.index import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED, RunIndex
-from tracetui.store.reader import BadLine
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize_line
+from tracetui.store.index import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED, RunIndex
+from tracetui.store.reader import BadLine
 
 
 class RowView:
@@ -83,7 +83,10 @@ class RowView:
         return None
 
     def search(
-        self, pos: int, match: Callable[[int], bool], step: int = 1,
+        self,
+        pos: int,
+        match: Callable[[int], bool],
+        step: int = 1,
         cancelled: Callable[[], bool] = lambda: False,
     ) -> int | None:
         """Position of the next shown row (wrapping) for which ``match(row)`` holds."""
@@ -138,7 +141,7 @@ def fmt_time(started_at: str | None) -> str:
     t = started_at.find("T")
     if t < 0:
         t = started_at.find(" ")
-    clock = started_at[t + 1: t + 9] if t >= 0 else started_at[:8]
+    clock = started_at[t + 1 : t + 9] if t >= 0 else started_at[:8]
     return neutralize_line(clock) or "?"
 
 
@@ -230,8 +233,13 @@ def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
             path, line = index.location(row)
             where, reason = f"{os.path.basename(path)}:{line}", "unreadable"
         return [
-            Cell("", ""), Cell("", ""), Cell("BAD", "bad"), Cell("", ""), Cell("", ""),
-            Cell("", ""), Cell("", ""),
+            Cell("", ""),
+            Cell("", ""),
+            Cell("BAD", "bad"),
+            Cell("", ""),
+            Cell("", ""),
+            Cell("", ""),
+            Cell("", ""),
             Cell(neutralize_line(f"{where}  {reason}"), "bad"),
         ]
     span = item

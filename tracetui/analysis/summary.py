@@ -12,8 +12,7 @@ def summarize(index: RunIndex) -> dict[str, Any]:
     """The SPEC §4 object for one indexed run."""
     stats = index.stats
     bad = [
-        {"file": b.file, "line": b.line, "error": b.reason}
-        for _row, b in sorted(index.bad.items())
+        {"file": b.file, "line": b.line, "error": b.reason} for _row, b in sorted(index.bad.items())
     ]
     latest = None
     if index.latest_failure is not None:
@@ -35,11 +34,13 @@ def summarize(index: RunIndex) -> dict[str, Any]:
             rows = [r for r in rows if not index.flags[r] & SIDECAR]
             if len(rows) < 2:
                 continue
-        chains.append({
-            "root": ids[root],
-            "attempts": [ids[r] for r in rows],
-            "final_exit_code": index.exit_code(rows[-1]),
-        })
+        chains.append(
+            {
+                "root": ids[root],
+                "attempts": [ids[r] for r in rows],
+                "final_exit_code": index.exit_code(rows[-1]),
+            }
+        )
     return {
         "files": [m.member.path for m in index.members if m.member.number >= 0],
         "spans": stats.spans,
@@ -63,7 +64,9 @@ def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
         "failed": sum(s["failed"] for s in summaries),
         "truncated": sum(s["truncated"] for s in summaries),
         "hidden_bytes": sum(s["hidden_bytes"] for s in summaries),
-        "latest_failure": next((s["latest_failure"] for s in reversed(summaries) if s["latest_failure"]), None),
+        "latest_failure": next(
+            (s["latest_failure"] for s in reversed(summaries) if s["latest_failure"]), None
+        ),
         "chains": [c for s in summaries for c in s["chains"]],
         "runs": summaries,
     }

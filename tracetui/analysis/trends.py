@@ -92,7 +92,11 @@ def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], b
             picked = part
         else:
             step = len(part) / SAMPLE_PER_BUCKET
-            picked = sorted({part[int(i * step)] for i in range(SAMPLE_PER_BUCKET)}) if step > 1 else part
+            picked = (
+                sorted({part[int(i * step)] for i in range(SAMPLE_PER_BUCKET)})
+                if step > 1
+                else part
+            )
         facts = [f for f in (_produced(index, r) for r in picked) if f is not None]
         produced: int | None = None
         share: float | None = None
@@ -102,10 +106,20 @@ def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], b
             seen_hidden = hidden_sum if exact else sum(h for _p, h in facts)
             share = min(1.0, seen_hidden / got) if got else 0.0
         first, last = index.span(part[0]), index.span(part[-1])
-        out.append(Bucket(
-            part[0], part[-1], len(part), failed, truncated, hidden_sum, produced, share,
-            first.started_at if first else None, last.started_at if last else None,
-        ))
+        out.append(
+            Bucket(
+                part[0],
+                part[-1],
+                len(part),
+                failed,
+                truncated,
+                hidden_sum,
+                produced,
+                share,
+                first.started_at if first else None,
+                last.started_at if last else None,
+            )
+        )
     return out, exact
 
 

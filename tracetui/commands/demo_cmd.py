@@ -19,13 +19,19 @@ import threading
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("demo", help="a live demo: real commands recorded while the viewer follows")
-    p.add_argument("--keep", metavar="DIR",
-                   help="write the run into DIR and keep it (default: a temporary folder, removed)")
-    p.add_argument("--speed", type=float, default=None, metavar="X",
-                   help="pace of the session: 2 is twice as fast, 0 no pauses "
-                        "(default 1, or 0 with --no-ui)")
-    p.add_argument("--no-ui", action="store_true",
-                   help="only write the run, without the viewer")
+    p.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="write the run into DIR and keep it (default: a temporary folder, removed)",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        metavar="X",
+        help="pace of the session: 2 is twice as fast, 0 no pauses (default 1, or 0 with --no-ui)",
+    )
+    p.add_argument("--no-ui", action="store_true", help="only write the run, without the viewer")
     p.set_defaults(func=main)
 
 
@@ -66,8 +72,8 @@ def _with_viewer(folder: str, speed: float) -> int:
 
     from textual.message import Message
 
-    from tracetui.store.runset import open_paths
     from tracetui.demo.session import STEPS, run_session
+    from tracetui.store.runset import open_paths
     from tracetui.ui import app as app_module
     from tracetui.ui.app import TraceApp
 
@@ -82,31 +88,43 @@ def _with_viewer(folder: str, speed: float) -> int:
         """The viewer, following the demo's run while the session writes it."""
 
         # A relative CSS_PATH is taken from the subclass's module: name the viewer's own file.
-        CSS_PATH = os.path.join(os.path.dirname(os.path.abspath(app_module.__file__)),
-                                TraceApp.CSS_PATH)
+        CSS_PATH = os.path.join(
+            os.path.dirname(os.path.abspath(app_module.__file__)), TraceApp.CSS_PATH
+        )
 
         def on_mount(self) -> None:
             super().on_mount()
             self.sub_title = "demo"
-            self.notify(f"a scripted agent session runs {len(STEPS)} real commands into "
-                        f"{folder}; watch them arrive (q quits)", title="tracetui demo", timeout=8,
-                        markup=False)
+            self.notify(
+                f"a scripted agent session runs {len(STEPS)} real commands into "
+                f"{folder}; watch them arrive (q quits)",
+                title="tracetui demo",
+                timeout=8,
+                markup=False,
+            )
             session.start()
 
         def on_demo_ended(self, msg: DemoEnded) -> None:
             if msg.error:
-                self.notify(f"the demo session stopped: {msg.error}", severity="error",
-                            timeout=15, markup=False)
+                self.notify(
+                    f"the demo session stopped: {msg.error}",
+                    severity="error",
+                    timeout=15,
+                    markup=False,
+                )
             else:
-                self.notify(f"demo finished: {msg.spans} spans recorded. Try L, t, [ ], R, / — "
-                            "q to quit", title="tracetui demo", timeout=20)
+                self.notify(
+                    f"demo finished: {msg.spans} spans recorded. Try L, t, [ ], R, / — q to quit",
+                    title="tracetui demo",
+                    timeout=20,
+                )
 
     stop = threading.Event()
 
     def work() -> None:
         try:
             n = run_session(folder, speed=speed, stop=stop)
-        except Exception as exc:  # noqa: BLE001 - reported in the viewer, not as a traceback
+        except Exception as exc:
             app.post_message(DemoEnded(0, f"{type(exc).__name__}: {exc}"))
             return
         if not stop.is_set():

@@ -19,9 +19,19 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("export", help="export spans as OpenTelemetry traces (OTLP/JSON)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
-    p.add_argument("--otlp-json", metavar="FILE", help="write an OTLP/JSON ExportTraceServiceRequest (- for stdout)")
-    p.add_argument("--endpoint", metavar="URL", help="also POST it to an OTLP/HTTP receiver, e.g. http://127.0.0.1:4318")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per POST (default 10)")
+    p.add_argument(
+        "--otlp-json",
+        metavar="FILE",
+        help="write an OTLP/JSON ExportTraceServiceRequest (- for stdout)",
+    )
+    p.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="also POST it to an OTLP/HTTP receiver, e.g. http://127.0.0.1:4318",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S", help="seconds per POST (default 10)"
+    )
     p.set_defaults(func=main)
 
 
@@ -51,8 +61,10 @@ def main(args: argparse.Namespace) -> int:
         except otlp.ExportError as exc:
             print(f"tracetui: export: {exc}", file=sys.stderr)
             return 1
-        print(f"tracetui: {spans:,} spans sent to {url} in {sent} request{'s' if sent != 1 else ''}",
-              file=sys.stderr)
+        print(
+            f"tracetui: {spans:,} spans sent to {url} in {sent} request{'s' if sent != 1 else ''}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -22,23 +22,29 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
+    from tracetui.analysis.lint import RULES, WARNING, lint_index
     from tracetui.cli import UsageError
     from tracetui.commands.common import batch_mode, load_runs
-    from tracetui.analysis.lint import RULES, WARNING, lint_index
 
     if args.list_rules:
         for code, (severity, text) in RULES.items():
             print(f"{code} {severity:7} {text}")
         return 0
     if not args.paths:
-        raise UsageError("lint: give at least one PATH (a run file, a rotated member or a directory)")
+        raise UsageError(
+            "lint: give at least one PATH (a run file, a rotated member or a directory)"
+        )
     batch_mode()
     issues = [i for ix in load_runs(args.paths) for i in lint_index(ix)]
     errors = sum(1 for i in issues if i.severity != WARNING)
     warnings = len(issues) - errors
     if args.format == "json":
-        doc = {"issues": [i.as_dict() for i in issues], "count": len(issues),
-               "errors": errors, "warnings": warnings}
+        doc = {
+            "issues": [i.as_dict() for i in issues],
+            "count": len(issues),
+            "errors": errors,
+            "warnings": warnings,
+        }
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         from tracetui.model.text import neutralize_line

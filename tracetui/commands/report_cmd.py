@@ -10,8 +10,13 @@ import sys
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("report", help="Markdown postmortem of a span's retry chain")
     p.add_argument("path", metavar="PATH", help="run file, rotated member or directory")
-    p.add_argument("--id", required=True, dest="ident", metavar="ID",
-                   help="command_id of any attempt in the chain (a unique prefix is enough)")
+    p.add_argument(
+        "--id",
+        required=True,
+        dest="ident",
+        metavar="ID",
+        help="command_id of any attempt in the chain (a unique prefix is enough)",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
     p.set_defaults(func=main)
 

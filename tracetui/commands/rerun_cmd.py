@@ -30,16 +30,41 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "The command comes from a trace file: check it before confirming.",
     )
     p.add_argument("path", metavar="PATH", help="run file, rotated member or directory")
-    p.add_argument("--id", required=True, metavar="ID", help="command_id of the span (a unique prefix is enough)")
-    p.add_argument("--yes", "-y", action="store_true", help="run without asking (required without a terminal)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
-                   help=f"kill the re-run's process group after S seconds (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument(
+        "--id",
+        required=True,
+        metavar="ID",
+        help="command_id of the span (a unique prefix is enough)",
+    )
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="run without asking (required without a terminal)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"kill the re-run's process group after S seconds (default {DEFAULT_TIMEOUT:g})",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-normalize", action="append", nargs="+", default=[], metavar="RULE",
-                   help="switch a diff normalisation rule off: ansi, timestamps, durations, hex, tmp, all")
-    p.add_argument("--excerpt", type=int, default=8192, metavar="BYTES",
-                   help="how much of the never-seen part to print (default 8192)")
-    p.add_argument("--no-sidecar", action="store_true", help="do not append the re-run to B.reruns.jsonl")
+    p.add_argument(
+        "--no-normalize",
+        action="append",
+        nargs="+",
+        default=[],
+        metavar="RULE",
+        help="switch a diff normalisation rule off: ansi, timestamps, durations, hex, tmp, all",
+    )
+    p.add_argument(
+        "--excerpt",
+        type=int,
+        default=8192,
+        metavar="BYTES",
+        help="how much of the never-seen part to print (default 8192)",
+    )
+    p.add_argument(
+        "--no-sidecar", action="store_true", help="do not append the re-run to B.reruns.jsonl"
+    )
     p.set_defaults(func=main)
 
 
@@ -79,8 +104,12 @@ def main(args: argparse.Namespace) -> int:
     live = sys.stderr.isatty() and not args.json
     try:
         result = rerun.rerun(
-            target, timeout=args.timeout, cancel=cancel, rules=rules,
-            progress=_progress if live else None, write_sidecar=not args.no_sidecar,
+            target,
+            timeout=args.timeout,
+            cancel=cancel,
+            rules=rules,
+            progress=_progress if live else None,
+            write_sidecar=not args.no_sidecar,
         )
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -120,8 +149,11 @@ def _announce(target: Any) -> None:
 
 def _confirm() -> bool:
     if not sys.stdin.isatty():
-        print("tracetui: rerun: refusing to run a command from a trace without confirmation; "
-              "no terminal to ask on: pass --yes", file=sys.stderr)
+        print(
+            "tracetui: rerun: refusing to run a command from a trace without confirmation; "
+            "no terminal to ask on: pass --yes",
+            file=sys.stderr,
+        )
         return False
     sys.stderr.write("Run it? [y/N] ")
     sys.stderr.flush()
@@ -171,15 +203,19 @@ def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
     out = sys.stdout
     span = result.target.span
     now = result.captured.exit_code
-    out.write(f"exit      then {span.exit_code if span.exit_code is not None else 'null'}"
-              f"   now {now if now is not None else 'null'}\n")
+    out.write(
+        f"exit      then {span.exit_code if span.exit_code is not None else 'null'}"
+        f"   now {now if now is not None else 'null'}\n"
+    )
     if result.captured.error:
         out.write(f"error     {_line(result.captured.error)}\n")
     for s in STREAMS:
         c = result.comparison(s)
         seen = "whole stream" if c.windows.clip == "whole" else f"{c.windows.clip} window"
-        out.write(f"{s:9} then {_fmt_bytes(c.bytes_then):>14}   now {_fmt_bytes(c.bytes_now):>14}   "
-                  f"{c.verdict}   ({seen}; {c.windows.unseen_bytes:,} B never seen by the agent)\n")
+        out.write(
+            f"{s:9} then {_fmt_bytes(c.bytes_then):>14}   now {_fmt_bytes(c.bytes_now):>14}   "
+            f"{c.verdict}   ({seen}; {c.windows.unseen_bytes:,} B never seen by the agent)\n"
+        )
     label = ", ".join(rules) if rules else "none"
     for s in STREAMS:
         lines = result.stream_diff(s, rules)
@@ -188,7 +224,9 @@ def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
             note = " (differs only before normalisation)" if c.changed_raw else ""
             out.write(f"\n{s}: the stored preview matches the same window of the re-run{note}\n")
             continue
-        out.write(f"\n{s}: diff of the stored preview against the same window (normalised: {label})\n")
+        out.write(
+            f"\n{s}: diff of the stored preview against the same window (normalised: {label})\n"
+        )
         for line in lines:
             out.write(neutralize(line) + "\n")
     for s in STREAMS:
@@ -196,11 +234,15 @@ def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
         if not c.windows.unseen_bytes:
             continue
         ex = result.unseen_excerpt(s, excerpt)
-        out.write(f"\n{s}: never seen by the agent: {c.windows.unseen_bytes:,} B from byte "
-                  f"{c.windows.unseen_start:,}\n")
+        out.write(
+            f"\n{s}: never seen by the agent: {c.windows.unseen_bytes:,} B from byte "
+            f"{c.windows.unseen_start:,}\n"
+        )
         _write_block(out, ex.start)
         if ex.end or ex.skipped:
             out.write(f"[… {ex.skipped:,} B not shown here (--excerpt BYTES shows more) …]\n")
         _write_block(out, ex.end)
     if result.sidecar:
-        out.write(f"\nrecorded as {_line(str(result.record.get('command_id')))} in {_line(result.sidecar)}\n")
+        out.write(
+            f"\nrecorded as {_line(str(result.record.get('command_id')))} in {_line(result.sidecar)}\n"
+        )

@@ -61,22 +61,54 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "command's status.",
         usage="tracetui run [options] -- ARGV…",
     )
-    p.add_argument("--log", default=DEFAULT_LOG, metavar="B",
-                   help=f"base file of the run (default: ./{DEFAULT_LOG})")
-    p.add_argument("--cap", type=_cap, default=DEFAULT_CAP, metavar="N",
-                   help=f"bytes shown per stream, or 'none' (default: {DEFAULT_CAP})")
-    p.add_argument("--clip", choices=CLIPS, default=DEFAULT_CLIP,
-                   help="which part is shown when a stream exceeds the cap (default: head)")
+    p.add_argument(
+        "--log",
+        default=DEFAULT_LOG,
+        metavar="B",
+        help=f"base file of the run (default: ./{DEFAULT_LOG})",
+    )
+    p.add_argument(
+        "--cap",
+        type=_cap,
+        default=DEFAULT_CAP,
+        metavar="N",
+        help=f"bytes shown per stream, or 'none' (default: {DEFAULT_CAP})",
+    )
+    p.add_argument(
+        "--clip",
+        choices=CLIPS,
+        default=DEFAULT_CLIP,
+        help="which part is shown when a stream exceeds the cap (default: head)",
+    )
     p.add_argument("--note", metavar="S", help="one-line expectation, written before the result")
     p.add_argument("--parent", metavar="ID", help="command_id of the attempt this one retries")
-    p.add_argument("--max-bytes", type=_count, default=DEFAULT_MAX_BYTES, metavar="N",
-                   help="rotate the base file past this size (default: 1 MiB)")
-    p.add_argument("--keep", type=_count, default=DEFAULT_KEEP, metavar="K",
-                   help=f"rotated members kept (default: {DEFAULT_KEEP})")
-    p.add_argument("--timeout", type=_seconds, metavar="S",
-                   help="kill the command's process group after S seconds")
-    p.add_argument("--redact", action="append", default=[], metavar="REGEX",
-                   help="extra secret pattern replaced in previews (repeatable)")
+    p.add_argument(
+        "--max-bytes",
+        type=_count,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="rotate the base file past this size (default: 1 MiB)",
+    )
+    p.add_argument(
+        "--keep",
+        type=_count,
+        default=DEFAULT_KEEP,
+        metavar="K",
+        help=f"rotated members kept (default: {DEFAULT_KEEP})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="kill the command's process group after S seconds",
+    )
+    p.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="extra secret pattern replaced in previews (repeatable)",
+    )
     p.add_argument("--tool-name", metavar="NAME", help="tool name (default: basename of ARGV[0])")
     p.add_argument("argv", nargs=argparse.REMAINDER, help="the command, after --")
     p.set_defaults(func=main)
@@ -106,13 +138,23 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(f"run: cannot write the log {args.log}: {exc.strerror or exc}") from None
     try:
         result = run_with_feedback(
-            argv, log=log, cap=args.cap, clip=args.clip, note=args.note, parent=args.parent,
-            timeout=args.timeout, max_bytes=args.max_bytes, keep=args.keep, redactor=redactor,
-            tool_name=args.tool_name, handle_signals=True,
+            argv,
+            log=log,
+            cap=args.cap,
+            clip=args.clip,
+            note=args.note,
+            parent=args.parent,
+            timeout=args.timeout,
+            max_bytes=args.max_bytes,
+            keep=args.keep,
+            redactor=redactor,
+            tool_name=args.tool_name,
+            handle_signals=True,
         )
     except OSError as exc:  # the command ran, but the record could not be appended
-        print(f"tracetui run: cannot write the log {args.log}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"tracetui run: cannot write the log {args.log}: {exc.strerror or exc}", file=sys.stderr
+        )
         return 2
     _emit(sys.stdout, result.stdout_view)
     _emit(sys.stderr, result.stderr_view)

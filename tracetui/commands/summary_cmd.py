@@ -16,9 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.commands.common import batch_mode, load_runs
     from tracetui.analysis.summary import merge, summarize
     from tracetui.analysis.trends import trend_summary
+    from tracetui.commands.common import batch_mode, load_runs
 
     batch_mode()
     indexes = load_runs(args.paths)
@@ -34,12 +34,18 @@ def main(args: argparse.Namespace) -> int:
     print(f"hidden      {result['hidden_bytes']:,} bytes never shown to the agent")
     print(f"bad lines   {len(result['bad_lines']):,}")
     spark = result["trend"]["sparklines"]
-    print(f"trend       hidden {spark['hidden_share']}  failed {spark['failed']}  size {spark['response_bytes']}")
+    print(
+        f"trend       hidden {spark['hidden_share']}  failed {spark['failed']}  size {spark['response_bytes']}"
+    )
     lf = result["latest_failure"]
     if lf:
         from tracetui.model.text import quote_argv
 
-        print(f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({lf['file']}:{lf['line']})")
+        print(
+            f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({lf['file']}:{lf['line']})"
+        )
     for chain in result["chains"]:
-        print(f"chain {chain['root']}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}")
+        print(
+            f"chain {chain['root']}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}"
+        )
     return 0

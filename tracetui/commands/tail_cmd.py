@@ -29,10 +29,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
     p.add_argument("--json", action="store_true", help="one normalised span object per line")
     start = p.add_mutually_exclusive_group()
-    start.add_argument("--from-start", action="store_true", help="print every span already there first")
-    start.add_argument("-n", "--lines", type=int, default=DEFAULT_LAST, metavar="N",
-                       help=f"print the last N spans already there first (default {DEFAULT_LAST})")
-    p.add_argument("--once", action="store_true", help="print what is there and exit (no following)")
+    start.add_argument(
+        "--from-start", action="store_true", help="print every span already there first"
+    )
+    start.add_argument(
+        "-n",
+        "--lines",
+        type=int,
+        default=DEFAULT_LAST,
+        metavar="N",
+        help=f"print the last N spans already there first (default {DEFAULT_LAST})",
+    )
+    p.add_argument(
+        "--once", action="store_true", help="print what is there and exit (no following)"
+    )
     p.set_defaults(func=main)
 
 
@@ -55,8 +65,8 @@ def main(args: argparse.Namespace) -> int:
 
 def _tail(args: argparse.Namespace) -> int:
     from tracetui.cli import UsageError
-    from tracetui.store.runset import RunSetError, open_path, open_paths
     from tracetui.live.watch import DirWatch, make_waiter
+    from tracetui.store.runset import RunSetError, open_path, open_paths
 
     try:
         runs = open_paths(args.paths)
@@ -66,8 +76,10 @@ def _tail(args: argparse.Namespace) -> int:
     if foreign:
         # Another agent's trace is converted whole, not appended to line by line: nothing to follow.
         names = ", ".join(f"{r.base} ({r.source_format})" for r in foreign)
-        raise UsageError(f"tail follows tracetui runs; {names} is another agent's trace: "
-                         "use `tracetui summary` or `tracetui view` on it")
+        raise UsageError(
+            f"tail follows tracetui runs; {names} is another agent's trace: "
+            "use `tracetui summary` or `tracetui view` on it"
+        )
     out = _Printer(args.json, several=len(runs) > 1)
     new_runs: list[str] = []
     dirs = [p for p in args.paths if os.path.isdir(p)]
@@ -233,8 +245,8 @@ def _json_line(item: Any, path: str, line: int) -> bytes:
 
 
 def _text_line(item: Any, path: str, line: int) -> str:
-    from tracetui.store.reader import BadLine
     from tracetui.model.text import neutralize_line, quote_argv
+    from tracetui.store.reader import BadLine
 
     if isinstance(item, BadLine):
         return neutralize_line(f"!! {path}:{line}: {item.reason}")

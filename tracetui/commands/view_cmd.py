@@ -13,8 +13,11 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("view", help="the terminal UI: spans, detail, retry chains")
     p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
-    p.add_argument("--no-follow", action="store_true",
-                   help="a frozen postmortem view: do not tail the files for new spans")
+    p.add_argument(
+        "--no-follow",
+        action="store_true",
+        help="a frozen postmortem view: do not tail the files for new spans",
+    )
     p.set_defaults(func=main)
 
 

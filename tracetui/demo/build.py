@@ -21,8 +21,10 @@ def main() -> int:
             print(f"{unit}:12:5: warning: unused variable 'tmp{i}'", file=sys.stderr)
         if i == fail:
             print(f"[{i + 1:3d}/{args.units}] CC {unit}")
-            print(f"{unit}:88:14: error: 'ledger_round' undeclared (first use in this function)",
-                  file=sys.stderr)
+            print(
+                f"{unit}:88:14: error: 'ledger_round' undeclared (first use in this function)",
+                file=sys.stderr,
+            )
             print("make: *** [Makefile:42: build] Error 1", file=sys.stderr)
             return 1
         print(f"[{i + 1:3d}/{args.units}] CC {unit}")

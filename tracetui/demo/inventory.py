@@ -13,8 +13,15 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--items", type=int, default=50)
     args = p.parse_args()
-    data = [{"id": f"inv_{i:04d}", "customer": f"cust_{(i * 7) % 13:02d}", "amount_cents": 1999 + 37 * i,
-             "status": "overdue" if i == args.items - 3 else "paid"} for i in range(args.items)]
+    data = [
+        {
+            "id": f"inv_{i:04d}",
+            "customer": f"cust_{(i * 7) % 13:02d}",
+            "amount_cents": 1999 + 37 * i,
+            "status": "overdue" if i == args.items - 3 else "paid",
+        }
+        for i in range(args.items)
+    ]
     json.dump({"data": data, "count": len(data)}, sys.stdout, indent=1)
     print()
     return 0

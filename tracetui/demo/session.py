@@ -24,8 +24,15 @@ MAX_BYTES = 4096
 """Tiny on purpose: the set rotates every one or two records, on screen."""
 KEEP = 9
 """Enough members that nothing of the demo is dropped (its chains stay whole)."""
-TOOLS = ("flaky_tests.py", "inventory.py", "build.py", "server_log.py", "env_check.py",
-         "slow_check.py", "deploy_check.py")
+TOOLS = (
+    "flaky_tests.py",
+    "inventory.py",
+    "build.py",
+    "server_log.py",
+    "env_check.py",
+    "slow_check.py",
+    "deploy_check.py",
+)
 MISSING_TOOL = "invoice-sync"
 """A program that does not exist: its span has no exit code and says why."""
 
@@ -49,18 +56,31 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
-    Step(("flaky_tests.py", "--state", ".flaky-state", "--pass-on", "3"),
-         "expect the money tests to pass"),
-    Step(("flaky_tests.py", "--state", ".flaky-state", "--pass-on", "3"),
-         "probably a flake: retry", retry=True),
-    Step(("flaky_tests.py", "--state", ".flaky-state", "--pass-on", "3"),
-         "retry once more", retry=True, pause=0.9),
+    Step(
+        ("flaky_tests.py", "--state", ".flaky-state", "--pass-on", "3"),
+        "expect the money tests to pass",
+    ),
+    Step(
+        ("flaky_tests.py", "--state", ".flaky-state", "--pass-on", "3"),
+        "probably a flake: retry",
+        retry=True,
+    ),
+    Step(
+        ("flaky_tests.py", "--state", ".flaky-state", "--pass-on", "3"),
+        "retry once more",
+        retry=True,
+        pause=0.9,
+    ),
     Step(("inventory.py", "--items", "50"), "expect 50 invoices, look for overdue ones", cap=2048),
     Step((MISSING_TOOL, "--dry-run"), "sync invoices to the ledger", script=False, pause=0.4),
     Step(("build.py", "--units", "120"), "expect the build to pass", cap=2048),
     Step(("server_log.py", "--lines", "160"), "expect the api to start cleanly", clip="tail"),
-    Step(("build.py", "--units", "80", "--ok"), "rebuild without the ledger module",
-         cap=1536, clip="head_tail"),
+    Step(
+        ("build.py", "--units", "80", "--ok"),
+        "rebuild without the ledger module",
+        cap=1536,
+        clip="head_tail",
+    ),
     Step(("env_check.py",), "expect the config to be complete", pause=0.4),
     Step(("slow_check.py", "--seconds", "1.5"), "expect the health probes to pass", pause=0.3),
     Step(("deploy_check.py",), "expect the deploy gate to open", pause=0.3),
@@ -98,8 +118,13 @@ def tool_argv(folder: str, args: tuple[str, ...]) -> list[str]:
     return [sys.executable, script, *args[1:]]
 
 
-def run_session(folder: str, *, speed: float = 1.0, stop: threading.Event | None = None,
-                on_step: Callable[[int, dict[str, object]], None] | None = None) -> int:
+def run_session(
+    folder: str,
+    *,
+    speed: float = 1.0,
+    stop: threading.Event | None = None,
+    on_step: Callable[[int, dict[str, object]], None] | None = None,
+) -> int:
     """Run every step into ``folder`` (see :func:`prepare`); returns the number recorded.
 
     ``speed`` divides the pauses between steps (0: no pauses). Setting ``stop`` ends the
@@ -114,9 +139,17 @@ def run_session(folder: str, *, speed: float = 1.0, stop: threading.Event | None
             break
         argv = tool_argv(folder, step.argv) if step.script else list(step.argv)
         result = run_with_feedback(
-            argv, log=base, cap=step.cap, clip=step.clip, note=step.note,
-            parent=parent if step.retry else None, cwd=folder, max_bytes=MAX_BYTES, keep=KEEP,
-            cancel=stop, tool_name=os.path.splitext(step.argv[0])[0],
+            argv,
+            log=base,
+            cap=step.cap,
+            clip=step.clip,
+            note=step.note,
+            parent=parent if step.retry else None,
+            cwd=folder,
+            max_bytes=MAX_BYTES,
+            keep=KEEP,
+            cancel=stop,
+            tool_name=os.path.splitext(step.argv[0])[0],
         )
         done += 1
         parent = str(result.record["command_id"])

@@ -30,10 +30,10 @@ import orjson
 
 from tracetui import __version__
 from tracetui.analysis.chains import ChainIndex
-from tracetui.store.index import BAD, SIDECAR, RunIndex
-from tracetui.store.reader import RawLine, parse_line
 from tracetui.model.spans import Span
 from tracetui.model.text import neutralize_line
+from tracetui.store.index import BAD, SIDECAR, RunIndex
+from tracetui.store.reader import RawLine, parse_line
 
 SPAN_KIND_INTERNAL = 1
 STATUS_CODE_ERROR = 2
@@ -125,18 +125,29 @@ def _attributes(span: Span, path: str, line: int) -> list[dict[str, Any]]:
     if span.failed:
         pairs.append(("error.type", _error_type(span)))
     optional: list[tuple[str, Any]] = [
-        ("tracetui.cwd", span.cwd), ("tracetui.agent_note", span.agent_note),
-        ("tracetui.runner_error", span.error), ("tracetui.parent_command_id", span.parent_command_id),
-        ("tracetui.dialect", span.dialect), ("tracetui.encoding", span.encoding),
-        ("tracetui.ok_preview", span.ok_preview), ("tracetui.redacted", span.redacted),
-        ("tracetui.truncated", span.truncated), ("tracetui.hidden_bytes", span.hidden_bytes),
+        ("tracetui.cwd", span.cwd),
+        ("tracetui.agent_note", span.agent_note),
+        ("tracetui.runner_error", span.error),
+        ("tracetui.parent_command_id", span.parent_command_id),
+        ("tracetui.dialect", span.dialect),
+        ("tracetui.encoding", span.encoding),
+        ("tracetui.ok_preview", span.ok_preview),
+        ("tracetui.redacted", span.redacted),
+        ("tracetui.truncated", span.truncated),
+        ("tracetui.hidden_bytes", span.hidden_bytes),
     ]
     for f in span.streams:
         s = f"tracetui.{f.name}"
         optional += [
-            (f"{s}.bytes", f.bytes), (f"{s}.cap", f.cap), (f"{s}.truncated", f.truncated),
-            (f"{s}.clip", f.clip), (f"{s}.hidden_bytes", f.hidden_bytes), (f"{s}.shown_bytes", f.shown_bytes),
-            (f"{s}.full_sha256", f.full_sha256), (f"{s}.items", f.items), (f"{s}.preview_items", f.preview_items),
+            (f"{s}.bytes", f.bytes),
+            (f"{s}.cap", f.cap),
+            (f"{s}.truncated", f.truncated),
+            (f"{s}.clip", f.clip),
+            (f"{s}.hidden_bytes", f.hidden_bytes),
+            (f"{s}.shown_bytes", f.shown_bytes),
+            (f"{s}.full_sha256", f.full_sha256),
+            (f"{s}.items", f.items),
+            (f"{s}.preview_items", f.preview_items),
         ]
     optional += [("tracetui.file", path), ("tracetui.line", line)]
     pairs += [(k, v) for k, v in optional if v is not None]
@@ -195,7 +206,9 @@ class _Exporter:
         if link is not None:
             out["links"] = [link]
         if span.failed:
-            message = span.error or (f"exit {span.exit_code}" if span.exit_code is not None else "no exit")
+            message = span.error or (
+                f"exit {span.exit_code}" if span.exit_code is not None else "no exit"
+            )
             out["status"] = {"code": STATUS_CODE_ERROR, "message": message}
         return out
 
@@ -204,11 +217,20 @@ class _Exporter:
             return None
         prow = self.chains.parent_row(row)
         if prow is not None:
-            return {"traceId": tid, "spanId": span_id(self.run_key, _row_key(self.index, prow)),
-                    "attributes": [_attr("tracetui.link", "retry_of")]}
+            return {
+                "traceId": tid,
+                "spanId": span_id(self.run_key, _row_key(self.index, prow)),
+                "attributes": [_attr("tracetui.link", "retry_of")],
+            }
         # The parent was rotated away: link to where its span would be, and say so.
-        return {"traceId": tid, "spanId": span_id(self.run_key, span.parent_command_id),
-                "attributes": [_attr("tracetui.link", "retry_of"), _attr("tracetui.parent_missing", True)]}
+        return {
+            "traceId": tid,
+            "spanId": span_id(self.run_key, span.parent_command_id),
+            "attributes": [
+                _attr("tracetui.link", "retry_of"),
+                _attr("tracetui.parent_missing", True),
+            ],
+        }
 
 
 def _read_spans(index: RunIndex) -> Iterator[tuple[int, Span]]:
@@ -239,7 +261,9 @@ def _read_spans(index: RunIndex) -> Iterator[tuple[int, Span]]:
                 continue  # the member vanished (rotated away): its spans cannot be exported
             handle.seek(index.offset[row])
             data = handle.read(index.length[row])
-            parsed = parse_line(RawLine(index.line_no[row], index.offset[row], len(data), data), im.member.path)
+            parsed = parse_line(
+                RawLine(index.line_no[row], index.offset[row], len(data), data), im.member.path
+            )
             if isinstance(parsed, Span):
                 yield row, parsed
     finally:
@@ -255,7 +279,9 @@ def iter_spans(index: RunIndex) -> Iterator[dict[str, Any]]:
 
 
 def resource(index: RunIndex) -> dict[str, Any]:
-    return {"attributes": [_attr("service.name", "tracetui"), _attr("tracetui.run", index.run.name)]}
+    return {
+        "attributes": [_attr("service.name", "tracetui"), _attr("tracetui.run", index.run.name)]
+    }
 
 
 SCOPE = {"name": "tracetui", "version": __version__}
@@ -263,10 +289,15 @@ SCOPE = {"name": "tracetui", "version": __version__}
 
 def export_request(indexes: Sequence[RunIndex]) -> dict[str, Any]:
     """The whole ``ExportTraceServiceRequest`` in memory (tests, small runs)."""
-    return {"resourceSpans": [
-        {"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": list(iter_spans(ix))}]}
-        for ix in indexes
-    ]}
+    return {
+        "resourceSpans": [
+            {
+                "resource": resource(ix),
+                "scopeSpans": [{"scope": SCOPE, "spans": list(iter_spans(ix))}],
+            }
+            for ix in indexes
+        ]
+    }
 
 
 def write_json(indexes: Sequence[RunIndex], out: IO[bytes]) -> int:
@@ -274,7 +305,9 @@ def write_json(indexes: Sequence[RunIndex], out: IO[bytes]) -> int:
     count = 0
     out.write(b'{"resourceSpans":[')
     for n, ix in enumerate(indexes):
-        head = orjson.dumps({"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": []}]})
+        head = orjson.dumps(
+            {"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": []}]}
+        )
         # Open the empty spans list of this resource and fill it span by span.
         out.write((b"," if n else b"") + head[: -len(b"]}]}")])
         for k, span in enumerate(iter_spans(ix)):
@@ -306,29 +339,40 @@ def batches(indexes: Sequence[RunIndex], size: int = BATCH) -> Iterator[dict[str
             spans.append(span)
             count += 1
             if count >= size:
-                pending.append({"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": spans}]})
+                pending.append(
+                    {"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": spans}]}
+                )
                 yield {"resourceSpans": pending}
                 pending, spans, count = [], [], 0
         if spans:
-            pending.append({"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": spans}]})
+            pending.append(
+                {"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": spans}]}
+            )
     if pending:
         yield {"resourceSpans": pending}
 
 
-def post(endpoint: str, indexes: Sequence[RunIndex], *, timeout: float = 10.0, size: int = BATCH) -> int:
+def post(
+    endpoint: str, indexes: Sequence[RunIndex], *, timeout: float = 10.0, size: int = BATCH
+) -> int:
     """POST the spans to an OTLP/HTTP receiver as JSON, in batches; returns the requests sent."""
     url = traces_url(endpoint)
     sent = 0
     for body in batches(indexes, size):
         request = urllib.request.Request(
-            url, data=orjson.dumps(body), method="POST", headers={"Content-Type": "application/json"}
+            url,
+            data=orjson.dumps(body),
+            method="POST",
+            headers={"Content-Type": "application/json"},
         )
         try:
             with urllib.request.urlopen(request, timeout=timeout) as answer:
                 answer.read()
         except urllib.error.HTTPError as exc:
             detail = neutralize_line(exc.read(300).decode("utf-8", "replace").strip())
-            raise ExportError(f"{url}: HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else "")) from None
+            raise ExportError(
+                f"{url}: HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else "")
+            ) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = neutralize_line(str(getattr(exc, "reason", exc)))
             raise ExportError(f"{url}: cannot deliver: {reason}") from None

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tracetui.rerun import diff
 from tracetui.analysis.chains import PARENT_MISSING, ChainIndex
-from tracetui.store.index import SIDECAR, RunIndex
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import STREAMS, Span, StreamFacts
 from tracetui.model.text import neutralize, neutralize_line, quote_argv
+from tracetui.rerun import diff
+from tracetui.store.index import SIDECAR, RunIndex
 
 PREVIEW_LINES = 40
 """Preview lines shown per attempt (split between both sides of a head_tail cut)."""
@@ -56,7 +56,9 @@ def find_row(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
     shown = neutralize_line(ident)
     hits = [(ix, ix.id_rows[ident]) for ix in indexes if ident in ix.id_rows]
     if not hits:
-        hits = [(ix, row) for ix in indexes for cid, row in ix.id_rows.items() if cid.startswith(ident)]
+        hits = [
+            (ix, row) for ix in indexes for cid, row in ix.id_rows.items() if cid.startswith(ident)
+        ]
         if len(hits) > 1:
             names = sorted(neutralize_line(str(ix.ids[row])) for ix, row in hits)
             more = f" (and {len(names) - 5} more)" if len(names) > 5 else ""
@@ -64,7 +66,9 @@ def find_row(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
     if not hits:
         raise ReportError(f"no span with id {shown!r}")
     if len(hits) > 1:
-        raise ReportError(f"id {shown!r} is in several runs: {', '.join(neutralize_line(ix.run.name) for ix, _ in hits)}")
+        raise ReportError(
+            f"id {shown!r} is in several runs: {', '.join(neutralize_line(ix.run.name) for ix, _ in hits)}"
+        )
     return hits[0]
 
 
@@ -168,7 +172,9 @@ class RecordOutput:
         self.tail = after.encode("utf-8", "surrogatepass") if withheld is not None else b""
         self.total = facts.bytes if facts.bytes is not None else len(self.head)
         self.sha256 = (facts.full_sha256 or facts.sha256 or "").lower()
-        self.faithful = not rerun.redacted and rerun.encoding != "binary" and "\ufffd" not in facts.preview
+        self.faithful = (
+            not rerun.redacted and rerun.encoding != "binary" and "\ufffd" not in facts.preview
+        )
 
     def covers(self, start: int, size: int) -> bool:
         """True when bytes ``start … start+size`` are kept in the record."""
@@ -179,13 +185,19 @@ class RecordOutput:
         if start < len(self.head):
             return self.head[start : start + size]
         tail_start = self.total - len(self.tail)
-        return self.tail[start - tail_start : start - tail_start + size] if start >= tail_start else b""
+        return (
+            self.tail[start - tail_start : start - tail_start + size]
+            if start >= tail_start
+            else b""
+        )
 
 
 def rerun_verdict(original: StreamFacts, rerun: Span) -> str:
     """How a sidecar re-run's stream relates to the original's (``diff.VERDICTS``), from hashes."""
     out = RecordOutput(rerun, original.name)
-    full_then = (original.full_sha256 or (original.sha256 if original.truncated is False else None) or "").lower()
+    full_then = (
+        original.full_sha256 or (original.sha256 if original.truncated is False else None) or ""
+    ).lower()
     if full_then and full_then == out.sha256:
         return diff.IDENTICAL
     # Window hashes can be checked only where the record keeps those bytes verbatim.
@@ -235,7 +247,9 @@ def strongest_failure(text: str) -> str | None:
 
 
 # ------------------------------------------------------------------ the chain
-def _chain_rows(index: RunIndex, row: int) -> tuple[list[int], dict[str, list[int]], str | None, bool]:
+def _chain_rows(
+    index: RunIndex, row: int
+) -> tuple[list[int], dict[str, list[int]], str | None, bool]:
     """``(attempt rows, re-run rows by original id, missing parent, cycle)`` of ``row``'s chain."""
     chain = ChainIndex(index).chain(row)
     attempts: list[int] = []
@@ -294,7 +308,10 @@ def render_report(index: RunIndex, row: int) -> str:
     if missing:
         out += [f"> The first attempt names parent {code_span(missing)}: {PARENT_MISSING}.", ""]
     if cycle:
-        out += ["> The parent links of this chain loop back on themselves; the loop is cut at its first row.", ""]
+        out += [
+            "> The parent links of this chain loop back on themselves; the loop is cut at its first row.",
+            "",
+        ]
     out.extend(_table(index, spans))
     for k, (r, span) in enumerate(spans, 1):
         out.append("")
@@ -302,7 +319,9 @@ def render_report(index: RunIndex, row: int) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _verdict(index: RunIndex, spans: list[tuple[int, Span | None]], reruns: dict[str, list[int]]) -> str:
+def _verdict(
+    index: RunIndex, spans: list[tuple[int, Span | None]], reruns: dict[str, list[int]]
+) -> str:
     n = len(spans)
     last = spans[-1][1]
     sentence = f"{n} attempt{'s' if n != 1 else ''}"
@@ -310,11 +329,16 @@ def _verdict(index: RunIndex, spans: list[tuple[int, Span | None]], reruns: dict
         sentence += f"; {'the last one' if n > 1 else 'it'} exited {_exit_text(last)}"
     sentence += "."
     # The most telling cut: the first attempt that hid bytes, on its stream that hid the most.
-    clipped = [(k, s) for k, (_r, s) in enumerate(spans, 1) if s is not None and (s.hidden_bytes or 0) > 0]
+    clipped = [
+        (k, s) for k, (_r, s) in enumerate(spans, 1) if s is not None and (s.hidden_bytes or 0) > 0
+    ]
     if not clipped:
         unknown = any(s is not None and s.truncated is None for _r, s in spans)
         if unknown:
-            return sentence + " Some attempts record no byte counts: whether the agent saw everything is unknown."
+            return (
+                sentence
+                + " Some attempts record no byte counts: whether the agent saw everything is unknown."
+            )
         return sentence + " The agent was shown every byte of every attempt."
     k, span = clipped[0]
     stream = max(span.streams, key=lambda f: f.hidden_bytes or 0)
@@ -332,8 +356,10 @@ def _verdict(index: RunIndex, spans: list[tuple[int, Span | None]], reruns: dict
     if others:
         sentence += f" {others} more attempt{'s were' if others != 1 else ' was'} clipped too."
     if last is not None and last.exit_code == 0 and (last.hidden_bytes or 0) > 0:
-        sentence += (" The last attempt passed with output withheld: its exit code is the only"
-                     " evidence the agent had that nothing failed in the hidden part.")
+        sentence += (
+            " The last attempt passed with output withheld: its exit code is the only"
+            " evidence the agent had that nothing failed in the hidden part."
+        )
     return sentence
 
 
@@ -357,15 +383,25 @@ def _table(index: RunIndex, spans: list[tuple[int, Span | None]]) -> list[str]:
     return out
 
 
-def _attempt(index: RunIndex, k: int, row: int, span: Span | None, reruns: dict[str, list[int]]) -> list[str]:
+def _attempt(
+    index: RunIndex, k: int, row: int, span: Span | None, reruns: dict[str, list[int]]
+) -> list[str]:
     cid = index.ids[row] or "?"
     path, line = index.location(row)
     if span is None:
-        return [f"## Attempt {k}: {code_span(cid)}", "", f"This line cannot be read any more ({code_span(f'{path}:{line}')})."]
+        return [
+            f"## Attempt {k}: {code_span(cid)}",
+            "",
+            f"This line cannot be read any more ({code_span(f'{path}:{line}')}).",
+        ]
     out = [f"## Attempt {k}: {code_span(cid)}, exit {md(_exit_text(span))}", ""]
-    out.append(f"- **argv**: {code_span(quote_argv(span.argv)) if span.argv else '(none recorded)'}")
+    out.append(
+        f"- **argv**: {code_span(quote_argv(span.argv)) if span.argv else '(none recorded)'}"
+    )
     out.append(f"- **cwd**: {code_span(span.cwd) if span.cwd else 'unknown'}")
-    out.append(f"- **started**: {md(span.started_at or 'unknown')}, **duration**: {duration(span.duration_ms)}")
+    out.append(
+        f"- **started**: {md(span.started_at or 'unknown')}, **duration**: {duration(span.duration_ms)}"
+    )
     if span.error:
         out.append(f"- **runner error**: {md(span.error)}")
     out.append(f"- **agent note**: {md(span.agent_note) if span.agent_note else '(none)'}")
@@ -398,7 +434,9 @@ def _stream_facts(f: StreamFacts) -> str:
         bits.append(f"{num(f.shown_bytes)} shown")
         bits.append(f"**{num(hidden)} never shown{f' ({pct})' if pct else ''}**")
     if f.items is not None:
-        bits.append(f"{num(f.items)} JSON items at the source, {num(f.preview_items)} complete in what was shown")
+        bits.append(
+            f"{num(f.items)} JSON items at the source, {num(f.preview_items)} complete in what was shown"
+        )
     return ", ".join(bits)
 
 
@@ -409,20 +447,42 @@ def _preview(f: StreamFacts) -> list[str]:
         return [f"{head}: (empty)"]
     before, after, marked = _split(f)
     hidden = f.hidden_bytes
-    clip_line = f"✂──── {num(hidden)} bytes the agent never saw ────✂" if hidden is not None else (
-        "✂──── the agent never saw the rest ────✂")
+    clip_line = (
+        f"✂──── {num(hidden)} bytes the agent never saw ────✂"
+        if hidden is not None
+        else ("✂──── the agent never saw the rest ────✂")
+    )
     if not f.truncated:
-        lines = bounded_lines(f.preview, PREVIEW_LINES, keep="end", what="earlier lines of the preview")
+        lines = bounded_lines(
+            f.preview, PREVIEW_LINES, keep="end", what="earlier lines of the preview"
+        )
     elif f.clip == "tail":
-        lines = [clip_line, *bounded_lines(after if marked else f.preview, PREVIEW_LINES, keep="start",
-                                           what="later lines of the preview")]
+        lines = [
+            clip_line,
+            *bounded_lines(
+                after if marked else f.preview,
+                PREVIEW_LINES,
+                keep="start",
+                what="later lines of the preview",
+            ),
+        ]
     elif f.clip == "head_tail" and marked:
         half = PREVIEW_LINES // 2
-        lines = [*bounded_lines(before, half, keep="end", what="earlier lines of the preview"), clip_line,
-                 *bounded_lines(after, half, keep="start", what="later lines of the preview")]
+        lines = [
+            *bounded_lines(before, half, keep="end", what="earlier lines of the preview"),
+            clip_line,
+            *bounded_lines(after, half, keep="start", what="later lines of the preview"),
+        ]
     else:
-        lines = [*bounded_lines(before if marked else f.preview, PREVIEW_LINES, keep="end",
-                                what="earlier lines of the preview"), clip_line]
+        lines = [
+            *bounded_lines(
+                before if marked else f.preview,
+                PREVIEW_LINES,
+                keep="end",
+                what="earlier lines of the preview",
+            ),
+            clip_line,
+        ]
     return [f"{head}:", "", *fence(lines)]
 
 
@@ -440,11 +500,16 @@ def _rerun(index: RunIndex, row: int, original: Span, rerun: Span) -> list[str]:
     rid = index.ids[row] or "?"
     out = [f"### Re-run {code_span(rid)} ({md(rerun.started_at or 'time unknown')})", ""]
     then, now = _exit_text(original), _exit_text(rerun)
-    out.append(f"- **exit**: then {md(then)}, now {md(now)}" + (f" ({md(rerun.error)})" if rerun.error else ""))
+    out.append(
+        f"- **exit**: then {md(then)}, now {md(now)}"
+        + (f" ({md(rerun.error)})" if rerun.error else "")
+    )
     for s in STREAMS:
         f_then, f_now = original.stream(s), rerun.stream(s)
-        out.append(f"- **{s}**: then {num(f_then.bytes)} bytes, now {num(f_now.bytes)} bytes; "
-                   f"verdict **{rerun_verdict(f_then, rerun)}**")
+        out.append(
+            f"- **{s}**: then {num(f_then.bytes)} bytes, now {num(f_now.bytes)} bytes; "
+            f"verdict **{rerun_verdict(f_then, rerun)}**"
+        )
     for s in STREAMS:
         if not original.stream(s).truncated:
             continue
@@ -453,8 +518,15 @@ def _rerun(index: RunIndex, row: int, original: Span, rerun: Span) -> list[str]:
         if size <= 0:
             out.append(f"The re-run's {s} fits in the window the agent saw: nothing new beyond it.")
             continue
-        out.append(f"**{s} the agent never saw** (bytes {num(start)} to {num(start + size)} of the re-run)"
-                   + ("" if complete else "; the re-run record keeps only part of it, see `tracetui rerun`") + ":")
+        out.append(
+            f"**{s} the agent never saw** (bytes {num(start)} to {num(start + size)} of the re-run)"
+            + (
+                ""
+                if complete
+                else "; the re-run record keeps only part of it, see `tracetui rerun`"
+            )
+            + ":"
+        )
         fails = failure_lines(text)
         if fails:
             out.append("")

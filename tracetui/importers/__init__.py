@@ -58,7 +58,7 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
             yield record
     except (OSError, ImportProblem):
         raise
-    except Exception as exc:  # noqa: BLE001 - a foreign file may hold any shape: never a traceback
+    except Exception as exc:
         problems.add(f"stopped reading: {type(exc).__name__}: {exc}")
     if count == 0 and not problems.count:
         raise ImportProblem(f"no tool calls found in this {fmt} trace")

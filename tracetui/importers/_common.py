@@ -193,8 +193,15 @@ def duration_ms(start: Any, end: Any) -> float | None:
 
 
 # ------------------------------------------------------------------------------------- records
-def base_record(fmt: str, source_file: str, command_id: str | None, tool_name: str | None,
-                argv: list[str], *, rerunnable: bool) -> dict[str, Any]:
+def base_record(
+    fmt: str,
+    source_file: str,
+    command_id: str | None,
+    tool_name: str | None,
+    argv: list[str],
+    *,
+    rerunnable: bool,
+) -> dict[str, Any]:
     """A new ``import/<fmt>`` record; the stream and exit fields are filled by the helpers below."""
     return {
         "schema": f"import/{fmt}",
@@ -232,9 +239,15 @@ def set_exit(rec: dict[str, Any], code: int | None, error: str | None = None) ->
     rec["error"] = error if code is None else None
 
 
-def set_output(rec: dict[str, Any], preview: str, *, full: str | None = None,
-               windows: tuple[str, str] | None = None, complete: bool = False,
-               cut: str | None = None) -> None:
+def set_output(
+    rec: dict[str, Any],
+    preview: str,
+    *,
+    full: str | None = None,
+    windows: tuple[str, str] | None = None,
+    complete: bool = False,
+    cut: str | None = None,
+) -> None:
     """Fill the stdout facts from what the model saw (``preview``) and the stored full output.
 
     ``full`` is the whole output when the agent kept it beside the cut one; it is ignored when it
@@ -306,6 +319,6 @@ def guarded(problems: Problems, where: str, fn: Any, *args: Any) -> Any:
     """Run one record's conversion; an unexpected shape becomes a problem, not a traceback."""
     try:
         return fn(*args)
-    except Exception as exc:  # noqa: BLE001 - foreign files hold any shape; one bad item is skipped
+    except Exception as exc:
         problems.add(f"{where}: skipped, unexpected shape ({type(exc).__name__}: {exc})")
         return None

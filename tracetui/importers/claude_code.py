@@ -21,8 +21,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    NO_CODE, InOrder, Problems, base_record, duration_ms, guarded, iter_jsonl, one_line, set_exit,
-    set_output, shell_argv, text_of, tool_argv,
+    NO_CODE,
+    InOrder,
+    Problems,
+    base_record,
+    duration_ms,
+    guarded,
+    iter_jsonl,
+    one_line,
+    set_exit,
+    set_output,
+    shell_argv,
+    text_of,
+    tool_argv,
 )
 
 FORMAT = "claude-code"
@@ -70,7 +81,9 @@ def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) ->
     command = args.get("command")
     shell = name == "Bash" and isinstance(command, str)
     argv = shell_argv(command) if shell else tool_argv(name, args)
-    rec = base_record(FORMAT, path, str(item.get("id") or f"line{line_no}"), name, argv, rerunnable=shell)
+    rec = base_record(
+        FORMAT, path, str(item.get("id") or f"line{line_no}"), name, argv, rerunnable=shell
+    )
     rec["cwd"] = obj.get("cwd") if isinstance(obj.get("cwd"), str) else None
     rec["started_at"] = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
     rec["agent_note"] = one_line(args.get("description"))
@@ -81,8 +94,9 @@ def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) ->
     return rec
 
 
-def _result(rec: dict[str, Any], item: dict[str, Any], tool_result: Any, obj: dict[str, Any],
-            line_no: int) -> bool:
+def _result(
+    rec: dict[str, Any], item: dict[str, Any], tool_result: Any, obj: dict[str, Any], line_no: int
+) -> bool:
     text = text_of(item.get("content"))
     rec["result_line"] = line_no
     rec["duration_ms"] = duration_ms(rec["started_at"], obj.get("timestamp"))

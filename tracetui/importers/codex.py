@@ -24,8 +24,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    InOrder, Problems, as_int, base_record, duration_ms, iter_jsonl, parse_time, set_exit, set_output,
-    shell_argv, text_of,
+    InOrder,
+    Problems,
+    as_int,
+    base_record,
+    duration_ms,
+    iter_jsonl,
+    parse_time,
+    set_exit,
+    set_output,
+    shell_argv,
+    text_of,
 )
 
 FORMAT = "codex"
@@ -40,7 +49,9 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     for line_no, obj in iter_jsonl(path, problems):
         if not isinstance(obj, dict):
             continue
-        ts = next((obj[k] for k in ("timestamp", "ts", "time") if isinstance(obj.get(k), str)), None)
+        ts = next(
+            (obj[k] for k in ("timestamp", "ts", "time") if isinstance(obj.get(k), str)), None
+        )
         ev = _unwrap(obj)
         kind = ev.get("type")
         if kind in ("session_meta", "turn_context") or (ev.get("cwd") and kind is None):
@@ -48,7 +59,10 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
             continue
         item = ev.get("item")
         if isinstance(kind, str) and kind.startswith("item.") and isinstance(item, dict):
-            if item.get("type") in ("command_execution", "commandExecution") and str(item.get("id")) not in done:
+            if (
+                item.get("type") in ("command_execution", "commandExecution")
+                and str(item.get("id")) not in done
+            ):
                 if _exec_item(path, calls, line_no, ts, kind, item, cwd):
                     yield from _ready(calls, done, str(item.get("id")))
             continue
@@ -61,7 +75,9 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
             calls.add(str(call_id), rec)
         # The last event of a call: its output as sent to the model, or the end of an exec
         # when no function call asked for one (older exec streams).
-        if _merge(rec, kind, ev, ts) and (kind == "function_call_output" or not rec.get("_wants_output")):
+        if _merge(rec, kind, ev, ts) and (
+            kind == "function_call_output" or not rec.get("_wants_output")
+        ):
             yield from _ready(calls, done, str(call_id))
     for _key, rec in calls.rest():
         yield _finish(rec)
@@ -79,7 +95,9 @@ def _unwrap(obj: dict[str, Any]) -> dict[str, Any]:
         if ev.get("type") in ("event_msg", "response_item") and isinstance(ev.get("payload"), dict):
             ev = ev["payload"]
             continue
-        inner = next((ev[k] for k in _WRAPPERS if isinstance(ev.get(k), dict) and "type" in ev[k]), None)
+        inner = next(
+            (ev[k] for k in _WRAPPERS if isinstance(ev.get(k), dict) and "type" in ev[k]), None
+        )
         if inner is None or (isinstance(ev.get("type"), str) and "item" in ev):
             break
         ev = inner
@@ -104,8 +122,15 @@ def _argv(command: Any) -> list[str]:
     return []
 
 
-def _exec_item(path: str, calls: InOrder, line_no: int, ts: Any, kind: str,
-               item: dict[str, Any], cwd: str | None) -> bool:
+def _exec_item(
+    path: str,
+    calls: InOrder,
+    line_no: int,
+    ts: Any,
+    kind: str,
+    item: dict[str, Any],
+    cwd: str | None,
+) -> bool:
     """Fold one exec-stream item event in; True when it completes the command."""
     cid = str(item.get("id"))
     rec = calls.get(cid)
@@ -216,7 +241,13 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
     if not rec.pop("_ended", False):
         set_exit(rec, None, "no end event (still running, or the stream was cut)")
     elif code is None:
-        set_exit(rec, None, "command failed with no exit code recorded" if status == "failed" else "no exit code recorded")
+        set_exit(
+            rec,
+            None,
+            "command failed with no exit code recorded"
+            if status == "failed"
+            else "no exit code recorded",
+        )
     else:
         set_exit(rec, code)
     return rec

@@ -22,8 +22,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    NO_CODE, ImportProblem, Problems, as_int, base_record, duration_ms, guarded, load_json,
-    one_line, set_exit, set_output, text_of, tool_argv,
+    NO_CODE,
+    ImportProblem,
+    Problems,
+    as_int,
+    base_record,
+    duration_ms,
+    guarded,
+    load_json,
+    one_line,
+    set_exit,
+    set_output,
+    text_of,
+    tool_argv,
 )
 from tracetui.store.reader import loads
 
@@ -53,8 +64,10 @@ def _convert_zip(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     except (zipfile.BadZipFile, OSError) as exc:
         raise ImportProblem(f"not a readable .eval zip: {exc}") from None
     with zf:
-        names = sorted((n for n in zf.namelist() if n.startswith("samples/") and n.endswith(".json")),
-                       key=_natural)
+        names = sorted(
+            (n for n in zf.namelist() if n.startswith("samples/") and n.endswith(".json")),
+            key=_natural,
+        )
         if not names:
             problems.add("the .eval file holds no samples/*.json entries")
         for name in names:
@@ -90,20 +103,44 @@ def _sample(path: str, sample: Any, where: str, problems: Problems) -> Iterator[
             if msg.get("role") == "assistant" and isinstance(call, dict):
                 calls.append((i, call))
     events = sample.get("events") if isinstance(sample.get("events"), list) else []
-    tool_events = [(i, e) for i, e in enumerate(events) if isinstance(e, dict) and e.get("event") == "tool"]
+    tool_events = [
+        (i, e) for i, e in enumerate(events) if isinstance(e, dict) and e.get("event") == "tool"
+    ]
     if tool_events:
         for i, ev in tool_events:
-            rec = guarded(problems, f"{where}.events[{i}]", _span, path, sid, i, ev, seen.get(str(ev.get("id"))), True)
+            rec = guarded(
+                problems,
+                f"{where}.events[{i}]",
+                _span,
+                path,
+                sid,
+                i,
+                ev,
+                seen.get(str(ev.get("id"))),
+                True,
+            )
             if rec is not None:
                 yield rec
         return
     for i, call in calls:
-        rec = guarded(problems, f"{where}.messages[{i}]", _span, path, sid, i, call, seen.get(str(call.get("id"))), False)
+        rec = guarded(
+            problems,
+            f"{where}.messages[{i}]",
+            _span,
+            path,
+            sid,
+            i,
+            call,
+            seen.get(str(call.get("id"))),
+            False,
+        )
         if rec is not None:
             yield rec
 
 
-def _span(path: str, sid: str, i: int, ev: dict[str, Any], msg: dict[str, Any] | None, is_event: bool) -> dict[str, Any]:
+def _span(
+    path: str, sid: str, i: int, ev: dict[str, Any], msg: dict[str, Any] | None, is_event: bool
+) -> dict[str, Any]:
     function = str(ev.get("function") or "?")
     args = ev.get("arguments") if isinstance(ev.get("arguments"), dict) else {}
     cmd = args.get(_SHELL.get(function, "\0"))

@@ -21,8 +21,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    Problems, as_int, base_record, duration_ms, guarded, iso, load_json, one_line, set_exit,
-    set_output, shell_argv, text_of,
+    Problems,
+    as_int,
+    base_record,
+    duration_ms,
+    guarded,
+    iso,
+    load_json,
+    one_line,
+    set_exit,
+    set_output,
+    shell_argv,
+    text_of,
 )
 
 FORMAT = "mini-swe-agent"
@@ -31,16 +41,22 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 # The template puts a newline after the opening tag and before the closing one: not output.
 _HEAD = re.compile(r"<output_head>\n?(.*?)\n?</output_head>", re.DOTALL)
 _TAIL = re.compile(r"<output_tail>\n?(.*?)\n?</output_tail>", re.DOTALL)
-_TIMEOUT = re.compile(r"timed out and has been killed|TimeoutExpired|timed out after", re.IGNORECASE)
+_TIMEOUT = re.compile(
+    r"timed out and has been killed|TimeoutExpired|timed out after", re.IGNORECASE
+)
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     data = load_json(path)
-    messages = data if isinstance(data, list) else data.get("messages") if isinstance(data, dict) else None
+    messages = (
+        data if isinstance(data, list) else data.get("messages") if isinstance(data, dict) else None
+    )
     if not isinstance(messages, list):
         problems.add("no messages[] list found")
         return
-    if any(isinstance(m, dict) and (m.get("tool_calls") or m.get("role") == "tool") for m in messages):
+    if any(
+        isinstance(m, dict) and (m.get("tool_calls") or m.get("role") == "tool") for m in messages
+    ):
         yield from _convert_v2(path, messages, problems)
     else:
         yield from _convert_v1(path, messages, problems)
@@ -56,20 +72,31 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
         if msg.get("role") == "assistant":
             tool_calls = msg.get("tool_calls")
             for k, call in enumerate(tool_calls if isinstance(tool_calls, list) else []):
-                rec = guarded(problems, f"messages[{i}].tool_calls[{k}]", _call_v2, path, i, msg, call, extra)
+                rec = guarded(
+                    problems, f"messages[{i}].tool_calls[{k}]", _call_v2, path, i, msg, call, extra
+                )
                 if rec is not None:
                     calls[rec["command_id"]] = rec
                     order.append(rec)
         elif msg.get("role") == "tool":
             rec = calls.pop(str(msg.get("tool_call_id")), None)
             if rec is None:
-                problems.add(f"messages[{i}]: result for a call not in the file ({msg.get('tool_call_id')})")
+                problems.add(
+                    f"messages[{i}]: result for a call not in the file ({msg.get('tool_call_id')})"
+                )
                 continue
             rec["result_index"] = i
             rec["duration_ms"] = duration_ms(rec.pop("_ts", None), extra.get("timestamp"))
             raw = extra.get("raw_output")
-            guarded(problems, f"messages[{i}]", _observation, rec, text_of(msg.get("content")),
-                    raw if isinstance(raw, str) else None, as_int(extra.get("returncode")))
+            guarded(
+                problems,
+                f"messages[{i}]",
+                _observation,
+                rec,
+                text_of(msg.get("content")),
+                raw if isinstance(raw, str) else None,
+                as_int(extra.get("returncode")),
+            )
     for rec in calls.values():
         set_exit(rec, None, "no result recorded (the run ended before the command returned?)")
     for rec in order:
@@ -77,7 +104,9 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
         yield rec
 
 
-def _call_v2(path: str, i: int, msg: dict[str, Any], call: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def _call_v2(
+    path: str, i: int, msg: dict[str, Any], call: dict[str, Any], extra: dict[str, Any]
+) -> dict[str, Any]:
     fn = call.get("function") if isinstance(call.get("function"), dict) else {}
     args = fn.get("arguments")
     if isinstance(args, str):
@@ -85,8 +114,14 @@ def _call_v2(path: str, i: int, msg: dict[str, Any], call: dict[str, Any], extra
     command = args.get("command") if isinstance(args, dict) else None
     if not isinstance(command, str):
         raise ValueError("tool call without a command string")
-    rec = base_record(FORMAT, path, str(call.get("id") or f"call-{i}"), "bash", shell_argv(command),
-                      rerunnable=True)
+    rec = base_record(
+        FORMAT,
+        path,
+        str(call.get("id") or f"call-{i}"),
+        "bash",
+        shell_argv(command),
+        rerunnable=True,
+    )
     rec["source_index"] = i
     rec["agent_note"] = one_line(text_of(msg.get("content")))
     rec["started_at"] = iso(extra.get("timestamp"))
@@ -107,8 +142,9 @@ def _convert_v1(path: str, messages: list[Any], problems: Problems) -> Iterator[
             if len(blocks) != 1:
                 continue  # mini-swe-agent runs nothing unless there is exactly one block
             n += 1
-            pending = base_record(FORMAT, path, f"step-{n}", "bash", shell_argv(blocks[0].strip()),
-                                  rerunnable=True)
+            pending = base_record(
+                FORMAT, path, f"step-{n}", "bash", shell_argv(blocks[0].strip()), rerunnable=True
+            )
             pending["source_index"] = i
             pending["agent_note"] = one_line(text.split("```", 1)[0])
         elif msg.get("role") == "user" and pending is not None:

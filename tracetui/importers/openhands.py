@@ -22,14 +22,38 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    NO_CODE, Problems, as_int, base_record, duration_ms, guarded, iter_jsonl, load_json, one_line,
-    open_bytes, set_exit, set_output, shell_argv, text_of, tool_argv,
+    NO_CODE,
+    Problems,
+    as_int,
+    base_record,
+    duration_ms,
+    guarded,
+    iter_jsonl,
+    load_json,
+    one_line,
+    open_bytes,
+    set_exit,
+    set_output,
+    shell_argv,
+    text_of,
+    tool_argv,
 )
 
 FORMAT = "openhands"
 _SUFFIX = re.compile(r"\[The command completed with exit code (-?\d+)\.\]")
-_NOT_TOOLS = {"message", "system", "finish", "think", "recall", "change_agent_state", "null",
-              "condensation", "reject", "delegate", "mcp_list"}
+_NOT_TOOLS = {
+    "message",
+    "system",
+    "finish",
+    "think",
+    "recall",
+    "change_agent_state",
+    "null",
+    "condensation",
+    "reject",
+    "delegate",
+    "mcp_list",
+}
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -43,8 +67,14 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     for line_no, obj in iter_jsonl(path, problems):
         if isinstance(obj, dict) and isinstance(obj.get("history"), list):
             instance = obj.get("instance_id")
-            yield from _instance(path, line_no, obj["history"], problems, f"line {line_no}: ",
-                                 str(instance) if instance is not None else None)
+            yield from _instance(
+                path,
+                line_no,
+                obj["history"],
+                problems,
+                f"line {line_no}: ",
+                str(instance) if instance is not None else None,
+            )
         elif isinstance(obj, dict) and "history" in obj:
             problems.add(f"line {line_no}: history is not a list")
         elif isinstance(obj, dict) and ("action" in obj or "observation" in obj):
@@ -53,8 +83,14 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
         yield from _instance(path, None, stream, problems, "")
 
 
-def _instance(path: str, line_no: int | None, history: Any, problems: Problems, where: str,
-              instance: str | None = None) -> Iterator[dict[str, Any]]:
+def _instance(
+    path: str,
+    line_no: int | None,
+    history: Any,
+    problems: Problems,
+    where: str,
+    instance: str | None = None,
+) -> Iterator[dict[str, Any]]:
     if not isinstance(history, list):
         problems.add(f"{where}history is not a list")
         return
@@ -82,7 +118,9 @@ def _instance(path: str, line_no: int | None, history: Any, problems: Problems, 
     for i, action, obs in pairs:
         if not isinstance(action.get("action"), str) or action["action"] in _NOT_TOOLS:
             continue
-        rec = guarded(problems, f"{where}history[{i}]", _span, path, line_no, i, action, obs, instance)
+        rec = guarded(
+            problems, f"{where}history[{i}]", _span, path, line_no, i, action, obs, instance
+        )
         if rec is None:
             continue
         if rec["tool_name"] == "run":
@@ -101,8 +139,14 @@ def _call_id(ev: dict[str, Any]) -> str | None:
     return None
 
 
-def _span(path: str, line_no: int | None, i: int, action: dict[str, Any], obs: dict[str, Any] | None,
-          instance: str | None) -> dict[str, Any]:
+def _span(
+    path: str,
+    line_no: int | None,
+    i: int,
+    action: dict[str, Any],
+    obs: dict[str, Any] | None,
+    instance: str | None,
+) -> dict[str, Any]:
     kind = str(action["action"])
     args = action.get("args") if isinstance(action.get("args"), dict) else {}
     command = args.get("command")
@@ -116,7 +160,9 @@ def _span(path: str, line_no: int | None, i: int, action: dict[str, Any], obs: d
     rec["source_index"] = i
     if instance is not None:
         rec["instance_id"] = instance
-    rec["started_at"] = action.get("timestamp") if isinstance(action.get("timestamp"), str) else None
+    rec["started_at"] = (
+        action.get("timestamp") if isinstance(action.get("timestamp"), str) else None
+    )
     rec["agent_note"] = one_line(args.get("thought")) or one_line(action.get("thought"))
     rec["_is_input"] = args.get("is_input") in (True, "true", "True")
     if isinstance(args.get("cwd"), str):
@@ -145,7 +191,9 @@ def _span(path: str, line_no: int | None, i: int, action: dict[str, Any], obs: d
         m = _SUFFIX.search(text) or _SUFFIX.search(str(meta.get("suffix") or ""))
         code = int(m.group(1)) if m else None
     if code == -1:
-        set_exit(rec, None, "no exit code: the command had not finished (still running or timed out)")
+        set_exit(
+            rec, None, "no exit code: the command had not finished (still running or timed out)"
+        )
     elif code is None:
         set_exit(rec, None, "no exit code recorded")
     else:

@@ -16,11 +16,25 @@ import orjson
 
 from tracetui.importers._common import read_head
 
-_CODEX_EXEC_TYPES = {"thread.started", "turn.started", "item.started", "item.updated",
-                     "item.completed", "turn.completed", "turn.failed"}
+_CODEX_EXEC_TYPES = {
+    "thread.started",
+    "turn.started",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "turn.completed",
+    "turn.failed",
+}
 _CODEX_ROLLOUT_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
-_CODEX_MSG_TYPES = {"exec_command_begin", "exec_command_end", "task_started", "agent_message",
-                    "session_configured", "task_complete", "token_count"}
+_CODEX_MSG_TYPES = {
+    "exec_command_begin",
+    "exec_command_end",
+    "task_started",
+    "agent_message",
+    "session_configured",
+    "task_complete",
+    "token_count",
+}
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot"}
 
 
@@ -28,9 +42,25 @@ def _key(name: str) -> re.Pattern[str]:
     return re.compile(r'"' + re.escape(name) + r'"\s*:')
 
 
-_K = {k: _key(k) for k in ("trajectory", "action", "observation", "history", "instance_id",
-                           "mini_version", "messages", "samples", "eval", "version", "task",
-                           "role", "content", "tool_calls")}
+_K = {
+    k: _key(k)
+    for k in (
+        "trajectory",
+        "action",
+        "observation",
+        "history",
+        "instance_id",
+        "mini_version",
+        "messages",
+        "samples",
+        "eval",
+        "version",
+        "task",
+        "role",
+        "content",
+        "tool_calls",
+    )
+}
 
 
 def sniff(path: str) -> str | None:
@@ -43,15 +73,17 @@ def sniff(path: str) -> str | None:
         if head.startswith(b"PK\x03\x04"):
             return _sniff_zip(path)
         return _sniff_text(head)
-    except Exception:  # noqa: BLE001 - sniffing must never raise: unknown means "read as ours"
+    except Exception:
         return None
 
 
 def _sniff_zip(path: str) -> str | None:
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
-    if "header.json" in names or "_journal/start.json" in names or any(
-        n.startswith("samples/") and n.endswith(".json") for n in names
+    if (
+        "header.json" in names
+        or "_journal/start.json" in names
+        or any(n.startswith("samples/") and n.endswith(".json") for n in names)
     ):
         return "inspect-ai"
     return None
@@ -79,7 +111,9 @@ def _ours(obj: Any) -> bool:
     schema = obj.get("schema")
     if isinstance(schema, str) and (schema.startswith("tracetui/") or schema.startswith("import/")):
         return True
-    return any(k in obj for k in ("span_type", "stdout_tail", "stderr_tail", "argv", "preview_stdout"))
+    return any(
+        k in obj for k in ("span_type", "stdout_tail", "stderr_tail", "argv", "preview_stdout")
+    )
 
 
 def _sniff_text(head: bytes) -> str | None:
@@ -116,13 +150,18 @@ def _line_format(obj: Any) -> str | None:
                 return "codex"
     if isinstance(obj.get("history"), list) and ("instance_id" in obj or "instance" in obj):
         return "openhands"
-    if isinstance(obj.get("id"), int) and ("action" in obj or "observation" in obj) and "source" in obj:
+    if (
+        isinstance(obj.get("id"), int)
+        and ("action" in obj or "observation" in obj)
+        and "source" in obj
+    ):
         return "openhands"  # an event stream, one event per line
     return None
 
 
 def _whole_file_format(text: str) -> str | None:
     """Formats stored as one JSON document: judged from the keys in its first bytes."""
+
     def has(*keys: str) -> bool:
         return all(_K[k].search(text) for k in keys)
 
@@ -136,6 +175,10 @@ def _whole_file_format(text: str) -> str | None:
         return "mini-swe-agent"  # 1.x: a bare list of messages
     if text.startswith("{") and has("eval", "version") and (has("samples") or has("task")):
         return "inspect-ai"
-    if text.startswith("[") and has("action") and re.search(r'"source"\s*:\s*"(agent|user|environment)"', text):
+    if (
+        text.startswith("[")
+        and has("action")
+        and re.search(r'"source"\s*:\s*"(agent|user|environment)"', text)
+    ):
         return "openhands"  # an event stream saved as one JSON list
     return None

@@ -22,7 +22,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    Problems, base_record, guarded, load_json, one_line, set_exit, set_output, shell_argv, text_of,
+    Problems,
+    base_record,
+    guarded,
+    load_json,
+    one_line,
+    set_exit,
+    set_output,
+    shell_argv,
+    text_of,
 )
 from tracetui.model.markers import find_marker
 
@@ -49,7 +57,9 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
         if not isinstance(step, dict):
             problems.add(f"trajectory[{i}]: not an object, skipped")
             continue
-        rec = guarded(problems, f"trajectory[{i}]", _step, path, i, step, seen[i] if i < len(seen) else None)
+        rec = guarded(
+            problems, f"trajectory[{i}]", _step, path, i, step, seen[i] if i < len(seen) else None
+        )
         if rec is not None:
             yield rec
 
@@ -63,7 +73,9 @@ def _observations_sent(history: Any) -> list[str]:
     for msg in history:
         if not isinstance(msg, dict) or msg.get("agent", "main") not in ("main", "primary"):
             continue
-        if msg.get("role") == "assistant" and ("action" in msg or msg.get("message_type") == "action"):
+        if msg.get("role") == "assistant" and (
+            "action" in msg or msg.get("message_type") == "action"
+        ):
             waiting = True
         elif waiting and msg.get("role") in ("user", "tool"):
             out.append(text_of(msg.get("content")))
@@ -75,8 +87,14 @@ def _step(path: str, i: int, step: dict[str, Any], sent: str | None) -> dict[str
     action = step.get("action")
     if not isinstance(action, str) or not action.strip():
         return None  # a step where the model produced no command (a format error)
-    rec = base_record(FORMAT, path, f"step-{i + 1}", action.split()[0], shell_argv(action.strip()),
-                      rerunnable=True)
+    rec = base_record(
+        FORMAT,
+        path,
+        f"step-{i + 1}",
+        action.split()[0],
+        shell_argv(action.strip()),
+        rerunnable=True,
+    )
     rec["source_index"] = i
     rec["agent_note"] = one_line(step.get("thought"))
     state = step.get("state")
@@ -100,8 +118,10 @@ def _step(path: str, i: int, step: dict[str, Any], sent: str | None) -> dict[str
         set_output(rec, observation, complete=True)
     m = _FAILURE_SIGNS.search(observation)
     if m:
-        line = observation[m.start():].split("\n", 1)[0].strip()
-        set_exit(rec, None, f"SWE-agent records no exit code; the output shows a failure: {line[:160]}")
+        line = observation[m.start() :].split("\n", 1)[0].strip()
+        set_exit(
+            rec, None, f"SWE-agent records no exit code; the output shows a failure: {line[:160]}"
+        )
     else:
         set_exit(rec, 0)
         rec["exit_code_inferred"] = True

@@ -23,12 +23,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, overload
 
-from tracetui.store import fastindex
-from tracetui.store.index import RunIndex
-from tracetui.store.reader import BadLine, RawLine, iter_lines, parse_line
 from tracetui.live.rotation import RotationTracking
-from tracetui.store.runset import Member, Run, sidecar_path
-from tracetui.model.spans import Span
 from tracetui.live.watch import (
     HEAD,
     DirWatch,
@@ -40,6 +35,11 @@ from tracetui.live.watch import (
     run_loop,
     spool,
 )
+from tracetui.model.spans import Span
+from tracetui.store import fastindex
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import BadLine, RawLine, iter_lines, parse_line
+from tracetui.store.runset import Member, Run, sidecar_path
 
 Item = Span | BadLine
 RowsCallback = Callable[[int, "RowItems"], None]
@@ -58,7 +58,9 @@ class RowItems(Sequence[Item]):
     replaced before anyone looks.
     """
 
-    def __init__(self, index: RunIndex, first: int, count: int, known: dict[int, Item] | None = None) -> None:
+    def __init__(
+        self, index: RunIndex, first: int, count: int, known: dict[int, Item] | None = None
+    ) -> None:
         self.index, self.first, self.count = index, first, count
         self.known = known or {}
 
@@ -333,7 +335,10 @@ class Follower(RotationTracking):
                 if isinstance(item, RawLine):
                     if not item.complete and not final:
                         return True  # may still grow: wait for its newline
-                    end, last = item.offset + item.length + (1 if item.complete else 0), item.line_no
+                    end, last = (
+                        item.offset + item.length + (1 if item.complete else 0),
+                        item.line_no,
+                    )
                 else:
                     end, last = fastindex.batch_end(item), fastindex.batch_last_line(item)
                 if f.size == 0 and not f.head:
@@ -382,8 +387,12 @@ class Follower(RotationTracking):
             return
         self._waiter = waiter or make_waiter([self.folder])
         self._stop.clear()
-        self._thread = threading.Thread(target=run_loop, args=(self, self._waiter, self._stop),
-                                        name="tracetui-follow", daemon=True)
+        self._thread = threading.Thread(
+            target=run_loop,
+            args=(self, self._waiter, self._stop),
+            name="tracetui-follow",
+            daemon=True,
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -399,8 +408,9 @@ class Follower(RotationTracking):
         if self._sidecar is not None:
             self._sidecar.close()
 
-    def follow(self, stop: threading.Event | None = None,
-               waiter: Waiter | None = None) -> Iterator[tuple[int, Item]]:
+    def follow(
+        self, stop: threading.Event | None = None, waiter: Waiter | None = None
+    ) -> Iterator[tuple[int, Item]]:
         """Generator form: yield ``(row, item)`` for each new row, until ``stop`` is set."""
         return iterate_rows(self, waiter or make_waiter([self.folder]), stop)
 

@@ -102,8 +102,11 @@ class RotationTracking:
                 self._move(f, e.path, e.number, e.gz)
             else:
                 unknown.append(e)
-        vanished = [f for f in known.values()
-                    if id(f) not in present and f is not truncated and f is not live]
+        vanished = [
+            f
+            for f in known.values()
+            if id(f) not in present and f is not truncated and f is not live
+        ]
         gone = [f for f in self._files if f.gone]
         base_head: bytes | None = None
         self._unsettled = False
@@ -163,7 +166,9 @@ class RotationTracking:
             if not im.member.gz:
                 im.readable = path
 
-    def _repoint(self, f: FileState, path: str, number: int, gz: bool, ident: tuple[int, int]) -> None:
+    def _repoint(
+        self, f: FileState, path: str, number: int, gz: bool, ident: tuple[int, int]
+    ) -> None:
         """A vanished member reappears as ``path`` (compressed or copied): read rows from there."""
         f.path, f.number, f.gz, f.ident, f.gone = path, number, gz, ident, False
         if f.mno is None:

@@ -41,6 +41,7 @@ EVENT_SAFETY = 1.0
 HEAD = 1024
 """Bytes of a file's start remembered to recognise its copies (copy-truncate, gzip)."""
 
+
 @dataclass(slots=True, eq=False)
 class FileState:
     """A member file the follower knows: how to recognise it and how far it was read."""
@@ -225,7 +226,7 @@ class EventWaiter(Waiter):
                     self._ready.set()
                     if _changes:
                         self._changed.set()
-            except BaseException as exc:  # noqa: BLE001 - any failure means: poll instead
+            except BaseException as exc:
                 self.failed = exc
             finally:
                 self._ready.set()
@@ -259,7 +260,7 @@ def make_waiter(folders: list[str]) -> Waiter:
         return PollWaiter()
     try:
         return EventWaiter(folders)
-    except Exception:  # noqa: BLE001 - no watcher for this platform or folder: poll
+    except Exception:
         return PollWaiter()
 
 
@@ -280,8 +281,9 @@ def run_bases(folder: str) -> set[str]:
 class DirWatch:
     """Reports run files that appear in ``folder`` after it started (once each)."""
 
-    def __init__(self, folder: str, on_new_run: Callable[[str], None],
-                 known: set[str] | None = None) -> None:
+    def __init__(
+        self, folder: str, on_new_run: Callable[[str], None], known: set[str] | None = None
+    ) -> None:
         self.folder = folder
         self.on_new_run = on_new_run
         self.known = run_bases(folder) if known is None else set(known)
@@ -315,15 +317,16 @@ def run_loop(follower: Follower, waiter: Waiter, stop: threading.Event) -> None:
     while not stop.is_set():
         try:
             added = follower.poll_once()
-        except Exception as exc:  # noqa: BLE001 - a follower thread must not die silently
-            follower._note(f"follow error: {type(exc).__name__}: {exc}")  # noqa: SLF001
+        except Exception as exc:
+            follower._note(f"follow error: {type(exc).__name__}: {exc}")
             added = 0
         if not follower.more:
             waiter.wait(busy=added > 0, paused=follower.paused)
 
 
-def iterate_rows(follower: Follower, waiter: Waiter,
-                 stop: threading.Event | None) -> Iterator[tuple[int, Item]]:
+def iterate_rows(
+    follower: Follower, waiter: Waiter, stop: threading.Event | None
+) -> Iterator[tuple[int, Item]]:
     """``(row, item)`` for every row the follower adds, in order, until ``stop`` is set."""
     pending: list[tuple[int, Item]] = []
     prev = follower.on_rows

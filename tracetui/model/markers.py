@@ -44,25 +44,105 @@ _FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
     ("feedback", re.compile(r"\.\.\.truncated (\d+) lines\.\.\."), "tail", "lines", 1),
     # Claude Code: a middle cut, or (newer) a persisted output with a 2 KB preview of its head.
     # (The blank lines around the middle-cut marker belong to it: the kept windows exclude them.)
-    ("claude-code", re.compile(r"(?:\n\n)?\.\.\. \[(\d+) characters truncated\] \.\.\.(?:\n\n)?"), "head_tail", "chars", 1),
-    ("claude-code", re.compile(r"(?:\n\n)?\.\.\. \[(\d+) lines truncated\] \.\.\.(?:\n\n)?"), "head_tail", "lines", 1),
+    (
+        "claude-code",
+        re.compile(r"(?:\n\n)?\.\.\. \[(\d+) characters truncated\] \.\.\.(?:\n\n)?"),
+        "head_tail",
+        "chars",
+        1,
+    ),
+    (
+        "claude-code",
+        re.compile(r"(?:\n\n)?\.\.\. \[(\d+) lines truncated\] \.\.\.(?:\n\n)?"),
+        "head_tail",
+        "lines",
+        1,
+    ),
     ("claude-code", re.compile(r"Output too large \((\d+(?:\.\d+)?)KB\)"), "head", "kb", 1),
     ("claude-code", re.compile(r"\(Results are truncated\.[^)]*\)"), "head", None, 0),
     # SWE-agent: the observation limit (their typo "exceeded" kept, "exceed" accepted too).
-    ("swe-agent", re.compile(r"Observations should not exceeded? (\d+) characters\. (\d+) characters were elided"), "head", "chars", 2),
-    ("mini-swe-agent", re.compile(r"<elided_chars>\s*(\d+) characters elided\s*</elided_chars>"), "head_tail", "chars", 1),
-    ("openhands", re.compile(r"\[Previous command outputs are truncated\. Showing the last (\d+) lines"), "tail", None, 0),
-    ("openhands", re.compile(r"\[\.\.\. Observation truncated due to length \.\.\.\]"), "head_tail", None, 0),
-    ("openhands", re.compile(r"<response clipped><NOTE>Due to the max output limit"), "head", None, 0),
-    ("swe-agent", re.compile(r"<response clipped><NOTE>(?:To save on context|Observations)"), "head", None, 0),
-    ("inspect-ai", re.compile(r"The output of your call to \S+ was too long to be displayed\."), "head_tail", None, 0),
+    (
+        "swe-agent",
+        re.compile(
+            r"Observations should not exceeded? (\d+) characters\. (\d+) characters were elided"
+        ),
+        "head",
+        "chars",
+        2,
+    ),
+    (
+        "mini-swe-agent",
+        re.compile(r"<elided_chars>\s*(\d+) characters elided\s*</elided_chars>"),
+        "head_tail",
+        "chars",
+        1,
+    ),
+    (
+        "openhands",
+        re.compile(r"\[Previous command outputs are truncated\. Showing the last (\d+) lines"),
+        "tail",
+        None,
+        0,
+    ),
+    (
+        "openhands",
+        re.compile(r"\[\.\.\. Observation truncated due to length \.\.\.\]"),
+        "head_tail",
+        None,
+        0,
+    ),
+    (
+        "openhands",
+        re.compile(r"<response clipped><NOTE>Due to the max output limit"),
+        "head",
+        None,
+        0,
+    ),
+    (
+        "swe-agent",
+        re.compile(r"<response clipped><NOTE>(?:To save on context|Observations)"),
+        "head",
+        None,
+        0,
+    ),
+    (
+        "inspect-ai",
+        re.compile(r"The output of your call to \S+ was too long to be displayed\."),
+        "head_tail",
+        None,
+        0,
+    ),
     ("generic", re.compile(r"<response clipped>"), "head", None, 0),
     ("codex", re.compile(r"…(\d+) tokens truncated…"), "head_tail", "tokens", 1),
     ("codex", re.compile(r"…(\d+) chars truncated…"), "head_tail", "chars", 1),
-    ("codex", re.compile(r"Warning: truncated output \(original token count: (\d+)\)"), None, None, 0),
-    ("codex", re.compile(r"\[\.\.\. omitted (\d+) of (\d+) lines \.\.\.\]"), "head_tail", "lines", 1),
-    ("codex", re.compile(r"\[\.\.\. output truncated to fit (\d+) bytes \.\.\.\]"), "head", None, 0),
-    ("swe-agent", re.compile(r"Old environment output: \((\d+) lines omitted\)"), "tail", "lines", 1),
+    (
+        "codex",
+        re.compile(r"Warning: truncated output \(original token count: (\d+)\)"),
+        None,
+        None,
+        0,
+    ),
+    (
+        "codex",
+        re.compile(r"\[\.\.\. omitted (\d+) of (\d+) lines \.\.\.\]"),
+        "head_tail",
+        "lines",
+        1,
+    ),
+    (
+        "codex",
+        re.compile(r"\[\.\.\. output truncated to fit (\d+) bytes \.\.\.\]"),
+        "head",
+        None,
+        0,
+    ),
+    (
+        "swe-agent",
+        re.compile(r"Old environment output: \((\d+) lines omitted\)"),
+        "tail",
+        "lines",
+        1,
+    ),
     # SWE-agent's file viewer shows a window of a file: the lines outside it were never shown.
     ("swe-agent", re.compile(r"\((\d+) more lines below\)"), "head", "lines", 1),
     ("swe-agent", re.compile(r"\((\d+) more lines above\)"), "tail", "lines", 1),
@@ -88,14 +168,25 @@ def find_marker(text: str) -> Marker | None:
         count: int | None = None
         if group:
             raw = m.group(group)
-            count = int(float(raw)) if unit != "kb" else _persisted_withheld(text, m.end(), float(raw))
+            count = (
+                int(float(raw)) if unit != "kb" else _persisted_withheld(text, m.end(), float(raw))
+            )
             if unit == "kb":
                 unit = "bytes"
         return Marker(family, clip, count, unit if count is not None else None, m.start(), m.end())
     return None
 
 
-_HINTS = ("truncated", "clipped", "elided", "omitted", "too large", "Truncated", "more lines", "too long")
+_HINTS = (
+    "truncated",
+    "clipped",
+    "elided",
+    "omitted",
+    "too large",
+    "Truncated",
+    "more lines",
+    "too long",
+)
 
 
 def _persisted_withheld(text: str, after: int, total_kb: float) -> int:

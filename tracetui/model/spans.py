@@ -74,7 +74,11 @@ class StreamFacts:
             return max(0, self.bytes - (self.head_bytes or 0) - (self.tail_bytes or 0))
         if self.bytes is not None and self.cap is not None:
             return max(0, self.bytes - self.cap)
-        if self.marker is not None and self.marker.unit in ("bytes", "chars") and self.marker.count is not None:
+        if (
+            self.marker is not None
+            and self.marker.unit in ("bytes", "chars")
+            and self.marker.count is not None
+        ):
             return self.marker.count  # for characters a lower bound: a character is a byte or more
         return None
 
@@ -170,7 +174,7 @@ def detect_dialect(obj: dict[str, Any]) -> str:
     if schema == TRACETUI:
         return TRACETUI
     if isinstance(schema, str) and schema.startswith("import/"):
-        return schema[len("import/"):]  # an importer's record: read like tracetui/1
+        return schema[len("import/") :]  # an importer's record: read like tracetui/1
     if isinstance(obj.get("schema"), str) and str(obj["schema"]).startswith("tracetui/"):
         return TRACETUI  # a newer minor version: read what we know
     if "stdout_tail" in obj or "stderr_tail" in obj or ("command" in obj and "argv" not in obj):
@@ -277,8 +281,22 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
         marker = find_marker(preview)
         # No byte counts in this dialect: a marker proves a cut, its absence proves nothing.
         return StreamFacts(
-            s, None, None, None, True if marker else None, "tail" if marker else None,
-            preview, marker, None, None, None, None, None, None, None, None,
+            s,
+            None,
+            None,
+            None,
+            True if marker else None,
+            "tail" if marker else None,
+            preview,
+            marker,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
         )
     nbytes = f.int_(f"{s}_bytes")
     cap = f.int_(f"{s}_cap")
@@ -366,8 +384,15 @@ def normalize(obj: Any) -> Span:
 
 _INT = int
 _STREAM_KEYS = {
-    s: (f"{s}_bytes", f"{s}_cap", f"{s}_truncated", f"preview_{s}", f"{s}_head_bytes", f"{s}_tail_bytes",
-        f"{s}_tail")
+    s: (
+        f"{s}_bytes",
+        f"{s}_cap",
+        f"{s}_truncated",
+        f"preview_{s}",
+        f"{s}_head_bytes",
+        f"{s}_tail_bytes",
+        f"{s}_tail",
+    )
     for s in STREAMS
 }
 
@@ -413,7 +438,11 @@ def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | N
     if preview is not None and type(preview) is not str:
         raise _Slow
     marker = find_marker(preview) if preview else None
-    if flag is True or (nbytes is not None and cap is not None and nbytes > cap) or marker is not None:
+    if (
+        flag is True
+        or (nbytes is not None and cap is not None and nbytes > cap)
+        or marker is not None
+    ):
         head, tail = _opt_int(obj.get(khb)), _opt_int(obj.get(ktb))
         if nbytes is not None and (head is not None or tail is not None):
             return True, max(0, nbytes - (head or 0) - (tail or 0))
@@ -459,5 +488,12 @@ def quick_facts(obj: Any) -> Facts:
 
 
 def _facts_from_span(span: Span) -> Facts:
-    return Facts(span.failed, span.exit_code, span.truncated, span.hidden_bytes, span.command_id,
-                 span.parent_command_id, bool(span.problems))
+    return Facts(
+        span.failed,
+        span.exit_code,
+        span.truncated,
+        span.hidden_bytes,
+        span.command_id,
+        span.parent_command_id,
+        bool(span.problems),
+    )

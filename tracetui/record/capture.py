@@ -156,7 +156,12 @@ class StreamTap:
         tail = bytes(self._tail[-self._tail_limit :]) if self._tail_limit else b""
         json_bytes = bytes(self._json) if self._json is not None and self._json_seen_start else None
         return StreamData(
-            self.total, self._sha.hexdigest(), bytes(self._head), tail, self._utf8, json_bytes,
+            self.total,
+            self._sha.hexdigest(),
+            bytes(self._head),
+            tail,
+            self._utf8,
+            json_bytes,
             spool_path,
         )
 
@@ -167,7 +172,15 @@ def trim_end(data: bytes) -> bytes:
         byte = data[-back]
         if byte & 0xC0 == 0x80:
             continue  # continuation byte: keep looking for the lead
-        need = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4 if byte & 0xF8 == 0xF0 else 1
+        need = (
+            2
+            if byte & 0xE0 == 0xC0
+            else 3
+            if byte & 0xF0 == 0xE0
+            else 4
+            if byte & 0xF8 == 0xF0
+            else 1
+        )
         return data[:-back] if need > back else data
     return data
 
@@ -271,14 +284,27 @@ def run_captured(
     t0 = time.monotonic()
     try:
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, env=env, bufsize=0,
+            list(argv),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env=env,
+            bufsize=0,
         )
     except OSError as exc:
         message, code = _start_failure(str(argv[0]), cwd, exc)
         return ProcessOutcome(
-            stdout_tap.finish(), stderr_tap.finish(), None, message, code, started,
-            int((time.monotonic() - t0) * 1000), False, False,
+            stdout_tap.finish(),
+            stderr_tap.finish(),
+            None,
+            message,
+            code,
+            started,
+            int((time.monotonic() - t0) * 1000),
+            False,
+            False,
         )
     assert proc.stdout is not None and proc.stderr is not None
     taps = {proc.stdout.fileno(): stdout_tap, proc.stderr.fileno(): stderr_tap}
@@ -335,6 +361,13 @@ def run_captured(
     if on_progress is not None:
         on_progress(stdout_tap.total, stderr_tap.total)
     return ProcessOutcome(
-        stdout_tap.finish(), stderr_tap.finish(), returncode, None, None, started, duration,
-        timed_out, cancelled,
+        stdout_tap.finish(),
+        stderr_tap.finish(),
+        returncode,
+        None,
+        None,
+        started,
+        duration,
+        timed_out,
+        cancelled,
     )

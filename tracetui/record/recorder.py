@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from tracetui.model.markers import marker_line
 from tracetui.record.capture import (
     ProcessOutcome,
     StreamData,
@@ -30,7 +31,6 @@ from tracetui.record.capture import (
     run_captured,
     tail_window,
 )
-from tracetui.model.markers import marker_line
 from tracetui.record.redact import Redactor
 from tracetui.record.rotate import append_record
 
@@ -72,7 +72,9 @@ def new_command_id(now: float | None = None) -> str:
 def rfc3339(ts: float) -> str:
     """RFC 3339 UTC timestamp with milliseconds: ``2026-01-02T03:04:05.678Z``."""
     millis = int(ts * 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millis // 1000)) + f".{millis % 1000:03d}Z"
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millis // 1000)) + f".{millis % 1000:03d}Z"
+    )
 
 
 def clean_text(value: str) -> str:
@@ -206,8 +208,13 @@ def item_spans(raw: bytes, field: str | None, stop: int | None = None) -> list[t
         tok = m.group()
         if array_depth is None:
             if tok == b"[" and (
-                (field is None and depth == 0) or (field is not None and depth == 1 and key is not None
-                                                   and orjson.loads(key) == field)
+                (field is None and depth == 0)
+                or (
+                    field is not None
+                    and depth == 1
+                    and key is not None
+                    and orjson.loads(key) == field
+                )
             ):
                 array_depth = depth + 1
                 item_from = m.end()
@@ -362,8 +369,12 @@ def run_with_feedback(
     previous = _install_handlers(cancel, caught) if handle_signals else {}
     try:
         outcome = run_captured(
-            argv, cwd=run_dir, timeout=timeout, cancel=cancel,
-            stdout_tap=StreamTap(head_keep, tail_keep), stderr_tap=StreamTap(head_keep, tail_keep),
+            argv,
+            cwd=run_dir,
+            timeout=timeout,
+            cancel=cancel,
+            stdout_tap=StreamTap(head_keep, tail_keep),
+            stderr_tap=StreamTap(head_keep, tail_keep),
         )
     finally:
         for signum, handler in previous.items():
@@ -374,8 +385,16 @@ def run_with_feedback(
     elif outcome.cancelled:
         error = f"interrupted by {signal.Signals(caught[0]).name}" if caught else "cancelled"
     record, out_view, err_view = build_record(
-        outcome, argv=argv, cwd=run_dir, cap=cap, clip=clip, redactor=redactor, note=note,
-        parent=parent, tool_name=tool_name, error=error,
+        outcome,
+        argv=argv,
+        cwd=run_dir,
+        cap=cap,
+        clip=clip,
+        redactor=redactor,
+        note=note,
+        parent=parent,
+        tool_name=tool_name,
+        error=error,
     )
     status = 128 + caught[0] if caught else shell_status(outcome)
     written = None

@@ -40,11 +40,20 @@ def _rule(name: str, regex: str, flags: int = 0, *, end: str = "", start: str = 
 # The partial shapes (`end=`, `start=`) are what is still recognisable when a cap cuts the secret
 # and no withheld context is at hand: a key-id prefix, a token prefix, a key block's last lines.
 DEFAULT_RULES: tuple[Rule, ...] = (
-    _rule("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*\Z)", re.S,
-          start=r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
-    _rule("bearer", r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]{8,}=*",
-          end=r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]+=*\Z"),
-    _rule("password", r"(?P<keep>\b(?i:password|passwd|pwd)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"),
+    _rule(
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*\Z)",
+        re.S,
+        start=r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+    ),
+    _rule(
+        "bearer",
+        r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]{8,}=*",
+        end=r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]+=*\Z",
+    ),
+    _rule(
+        "password", r"(?P<keep>\b(?i:password|passwd|pwd)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"
+    ),
     _rule("api-key", r"(?P<keep>\b(?i:api[_-]?key)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"),
     _rule("aws-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", end=r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z"),
     _rule("slack-token", r"\bxox[abposr]-[0-9A-Za-z-]{10,}", end=r"\bxox[abposr]-[0-9A-Za-z-]*\Z"),
@@ -59,7 +68,7 @@ class Redactor:
     extra: list[Rule] = field(default_factory=list)
 
     @classmethod
-    def with_patterns(cls, patterns: Iterable[str], *, defaults: bool = True) -> "Redactor":
+    def with_patterns(cls, patterns: Iterable[str], *, defaults: bool = True) -> Redactor:
         """Defaults plus user regexes (``--redact REGEX``). Invalid regexes raise ``re.error``."""
         extra = [_rule(f"custom-{i + 1}", p) for i, p in enumerate(patterns)]
         return cls(DEFAULT_RULES if defaults else (), extra)

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tracetui.model.markers import split_preview
-from tracetui.rerun.normalize import RULE_NAMES, normalize_text
 from tracetui.model.spans import FEEDBACK, StreamFacts
+from tracetui.rerun.normalize import RULE_NAMES, normalize_text
 
 IDENTICAL = "identical"
 HEAD_MATCHES = "head matches"
@@ -227,8 +227,16 @@ def plan_windows(facts: StreamFacts, dialect: str, new_total: int) -> Windows:
     head_text = before if clip in ("head", "head_tail") else None
     tail_text = after if clip in ("tail", "head_tail") else None
     # Bytes compared: the recorded window length, else the stored text's own length.
-    head_cmp = 0 if head_text is None else (facts.head_bytes if facts.head_bytes is not None else _blen(head_text))
-    tail_cmp = 0 if tail_text is None else (facts.tail_bytes if facts.tail_bytes is not None else _blen(tail_text))
+    head_cmp = (
+        0
+        if head_text is None
+        else (facts.head_bytes if facts.head_bytes is not None else _blen(head_text))
+    )
+    tail_cmp = (
+        0
+        if tail_text is None
+        else (facts.tail_bytes if facts.tail_bytes is not None else _blen(tail_text))
+    )
     # Bytes seen: the window lengths, else what the cap let through (the dialect's preview may be
     # shorter than what the consumer saw), else the stored text.
     seen_head, seen_tail = head_cmp, tail_cmp
@@ -238,7 +246,9 @@ def plan_windows(facts: StreamFacts, dialect: str, new_total: int) -> Windows:
     head_cmp, tail_cmp = min(head_cmp, new_total), min(tail_cmp, new_total)
     unseen_start = min(seen_head, new_total)
     unseen_end = max(unseen_start, new_total - seen_tail)
-    return Windows(clip, head_text, tail_text, head_cmp, tail_cmp, unseen_start, unseen_end - unseen_start)
+    return Windows(
+        clip, head_text, tail_text, head_cmp, tail_cmp, unseen_start, unseen_end - unseen_start
+    )
 
 
 def decode(data: bytes, binary: bool = False) -> str:
@@ -251,7 +261,9 @@ def load_texts(windows: Windows, new: Output, binary: bool = False) -> tuple[Win
     out: list[WindowText] = []
     if windows.head_text is not None:
         label = "whole" if windows.clip == "whole" else "head"
-        out.append(WindowText(label, windows.head_text, decode(new.read(0, windows.head_bytes), binary)))
+        out.append(
+            WindowText(label, windows.head_text, decode(new.read(0, windows.head_bytes), binary))
+        )
     if windows.tail_text is not None:
         now = new.read(new.total - windows.tail_bytes, windows.tail_bytes)
         out.append(WindowText("tail", windows.tail_text, decode(now, binary)))
@@ -264,7 +276,11 @@ def _lines(text: str, rules: Iterable[str]) -> list[str]:
 
 
 def diff_lines(
-    texts: Iterable[WindowText], rules: Iterable[str] = RULE_NAMES, *, name: str = "", context: int = 3
+    texts: Iterable[WindowText],
+    rules: Iterable[str] = RULE_NAMES,
+    *,
+    name: str = "",
+    context: int = 3,
 ) -> list[str]:
     """A unified diff (lines without newlines) of each window, then vs now, after ``rules``."""
     rules = tuple(rules)
@@ -273,17 +289,24 @@ def diff_lines(
     for wt in texts:
         out.extend(
             difflib.unified_diff(
-                _lines(wt.then, rules), _lines(wt.now, rules),
+                _lines(wt.then, rules),
+                _lines(wt.now, rules),
                 fromfile=f"then: {prefix}{wt.label} (stored preview)",
                 tofile=f"now: {prefix}{wt.label} (same window of the re-run)",
-                lineterm="", n=context,
+                lineterm="",
+                n=context,
             )
         )
     return out
 
 
 def compare(
-    facts: StreamFacts, dialect: str, new: Output, rules: Iterable[str] = RULE_NAMES, *, binary: bool = False
+    facts: StreamFacts,
+    dialect: str,
+    new: Output,
+    rules: Iterable[str] = RULE_NAMES,
+    *,
+    binary: bool = False,
 ) -> Comparison:
     """Verdict, windows and window texts for one stream."""
     rules = tuple(rules)
@@ -294,8 +317,15 @@ def compare(
         normalize_text(t.then, rules) != normalize_text(t.now, rules) for t in texts
     )
     return Comparison(
-        facts.name, verdict(facts, new), facts.bytes, new.total, facts.hidden_bytes, windows, texts,
-        changed_raw, changed,
+        facts.name,
+        verdict(facts, new),
+        facts.bytes,
+        new.total,
+        facts.hidden_bytes,
+        windows,
+        texts,
+        changed_raw,
+        changed,
     )
 
 
@@ -320,7 +350,9 @@ class Excerpt:
     """The last bytes of the part, from a line start; empty when ``start`` holds everything."""
 
 
-def unseen_excerpt(new: Output, windows: Windows, limit: int = EXCERPT, binary: bool = False) -> Excerpt:
+def unseen_excerpt(
+    new: Output, windows: Windows, limit: int = EXCERPT, binary: bool = False
+) -> Excerpt:
     """At most ``2 * limit`` bytes of the never-seen part: its start and its end (where summaries
     and final errors usually are), each cut at a line boundary when one is near."""
     total = windows.unseen_bytes

@@ -36,8 +36,15 @@ _TIME = r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
 
 # Paths under the usual temporary roots, and whatever this machine's temp dir is.
 _TEMP_ROOTS = sorted(
-    {"/tmp/", "/var/tmp/", "/var/folders/", "/private/var/folders/", "/private/tmp/", "/dev/shm/",
-     tempfile.gettempdir().rstrip("/") + "/"},
+    {
+        "/tmp/",
+        "/var/tmp/",
+        "/var/folders/",
+        "/private/var/folders/",
+        "/private/tmp/",
+        "/dev/shm/",
+        tempfile.gettempdir().rstrip("/") + "/",
+    },
     key=len,
     reverse=True,
 )
@@ -60,8 +67,16 @@ RULES: tuple[Rule, ...] = (
         "dates and times (2026-11-01T00:30:00Z, 12:30:05, Nov 29 22:20:48)",
         (
             (re.compile(rf"\b\d{{4}}-\d{{2}}-\d{{2}}[T ]{_TIME}{_ZONE}"), "<TIME>"),
-            (re.compile(rf"\b(?:{_DAY},?\s+)?\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\s+{_TIME}{_ZONE}"), "<TIME>"),
-            (re.compile(rf"\b(?:{_DAY}\s+)?{_MONTH}\s+\d{{1,2}}\s+{_TIME}(?:\s+\d{{4}})?{_ZONE}"), "<TIME>"),
+            (
+                re.compile(rf"\b(?:{_DAY},?\s+)?\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\s+{_TIME}{_ZONE}"),
+                "<TIME>",
+            ),
+            (
+                re.compile(
+                    rf"\b(?:{_DAY}\s+)?{_MONTH}\s+\d{{1,2}}\s+{_TIME}(?:\s+\d{{4}})?{_ZONE}"
+                ),
+                "<TIME>",
+            ),
             (re.compile(r"\b\d{4}[-/]\d{2}[-/]\d{2}\b"), "<DATE>"),
             (re.compile(rf"\b{_TIME}{_ZONE}"), "<TIME>"),
         ),
@@ -97,9 +112,20 @@ RULES: tuple[Rule, ...] = (
 )
 
 RULE_NAMES: tuple[str, ...] = tuple(r.name for r in RULES)
-_ALIASES = {"ansi": "ansi", "timestamp": "timestamps", "timestamps": "timestamps", "dates": "timestamps",
-            "times": "timestamps", "duration": "durations", "durations": "durations", "hex": "hex",
-            "addresses": "hex", "tmp": "tmp", "temp": "tmp", "paths": "tmp"}
+_ALIASES = {
+    "ansi": "ansi",
+    "timestamp": "timestamps",
+    "timestamps": "timestamps",
+    "dates": "timestamps",
+    "times": "timestamps",
+    "duration": "durations",
+    "durations": "durations",
+    "hex": "hex",
+    "addresses": "hex",
+    "tmp": "tmp",
+    "temp": "tmp",
+    "paths": "tmp",
+}
 
 
 def parse_rules(names: Iterable[str]) -> frozenset[str]:
@@ -114,7 +140,9 @@ def parse_rules(names: Iterable[str]) -> frozenset[str]:
                 out.update(RULE_NAMES)
                 continue
             if key not in _ALIASES:
-                raise ValueError(f"unknown normalisation rule {name!r} (rules: {', '.join(RULE_NAMES)}, all)")
+                raise ValueError(
+                    f"unknown normalisation rule {name!r} (rules: {', '.join(RULE_NAMES)}, all)"
+                )
             out.add(_ALIASES[key])
     return frozenset(out)
 

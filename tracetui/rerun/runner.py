@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracetui.rerun import diff
-from tracetui.record.capture import JSON_LIMIT, ProcessOutcome, StreamData, StreamTap, run_captured
-from tracetui.store.index import RunIndex
-from tracetui.rerun.normalize import RULE_NAMES
-from tracetui.store.runset import sidecar_path
 from tracetui.model.spans import STREAMS, Span
+from tracetui.record.capture import JSON_LIMIT, ProcessOutcome, StreamData, StreamTap, run_captured
+from tracetui.rerun import diff
+from tracetui.rerun.normalize import RULE_NAMES
+from tracetui.store.index import RunIndex
+from tracetui.store.runset import sidecar_path
 
 RECORD_CAP = 64 << 10
 """Smallest cap of the sidecar record's previews (the original's cap when that is larger)."""
@@ -114,11 +114,15 @@ class RerunResult:
 
     def unseen(self, name: str, offset: int = 0, limit: int = diff.EXCERPT) -> bytes:
         """Bytes ``offset`` … ``offset + limit`` of the part of one stream the agent never saw."""
-        return diff.read_unseen(self.captured.stream(name), self.comparison(name).windows, offset, limit)
+        return diff.read_unseen(
+            self.captured.stream(name), self.comparison(name).windows, offset, limit
+        )
 
     def unseen_excerpt(self, name: str, limit: int = diff.EXCERPT) -> diff.Excerpt:
         """The start and the end of what the agent never saw (at most ``2 * limit`` bytes)."""
-        return diff.unseen_excerpt(self.captured.stream(name), self.comparison(name).windows, limit, self.binary)
+        return diff.unseen_excerpt(
+            self.captured.stream(name), self.comparison(name).windows, limit, self.binary
+        )
 
     def close(self) -> None:
         self.captured.close()
@@ -145,13 +149,17 @@ def find_target(indexes: Sequence[RunIndex], ident: str) -> Target:
                     matches[(n, cid)] = (ix, row)
         if len(matches) > 1:
             names = sorted(cid for _n, cid in matches)
-            shown = ", ".join(names[:5]) + (f" (and {len(names) - 5} more)" if len(names) > 5 else "")
+            shown = ", ".join(names[:5]) + (
+                f" (and {len(names) - 5} more)" if len(names) > 5 else ""
+            )
             raise RerunError(f"id prefix {ident!r} is ambiguous: {shown}")
         exact = list(matches.values())
     if not exact:
         raise RerunError(f"no span with id {ident!r}")
     if len(exact) > 1:
-        raise RerunError(f"id {ident!r} is in several runs: {', '.join(ix.run.name for ix, _ in exact)}")
+        raise RerunError(
+            f"id {ident!r} is in several runs: {', '.join(ix.run.name for ix, _ in exact)}"
+        )
     index, row = exact[0]
     return target_for_row(index, row, ident)
 
@@ -172,8 +180,10 @@ def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Targe
         tool = span.tool_name or "this tool"
         source = span.raw.get("source_format")
         origin = f" imported from {source}" if isinstance(source, str) else ""
-        raise RerunError(f"span {span.command_id!r} is a {tool} call{origin}, not a shell command: "
-                         "it cannot be re-run (rerunnable: false)")
+        raise RerunError(
+            f"span {span.command_id!r} is a {tool} call{origin}, not a shell command: "
+            "it cannot be re-run (rerunnable: false)"
+        )
     if not span.argv or not span.argv[0]:
         raise RerunError(f"span {span.command_id!r} records no argv to re-run")
     return Target(index, row, span, span.argv, index.run.resolve_cwd(span.cwd))
@@ -205,6 +215,7 @@ def run_spooled(
     t0 = time.monotonic()
     on_progress = None
     if progress is not None:
+
         def on_progress(out: int, err: int) -> None:
             progress(time.monotonic() - t0, out, err)
 
@@ -213,8 +224,14 @@ def run_spooled(
         outcome = _not_started(f"working directory {what}: {cwd}")
     else:
         outcome = run_captured(
-            argv, cwd=cwd, stdout_tap=_tap(), stderr_tap=_tap(), timeout=timeout, cancel=cancel,
-            grace=grace, on_progress=on_progress,
+            argv,
+            cwd=cwd,
+            stdout_tap=_tap(),
+            stderr_tap=_tap(),
+            timeout=timeout,
+            cancel=cancel,
+            grace=grace,
+            on_progress=on_progress,
         )
     error = outcome.start_error
     if outcome.timed_out:
@@ -250,7 +267,9 @@ def compare_target(
 
 
 # ------------------------------------------------------------------ the sidecar record
-def _record_data(data: StreamData, out: diff.SpooledOutput, head_keep: int, tail_keep: int) -> StreamData:
+def _record_data(
+    data: StreamData, out: diff.SpooledOutput, head_keep: int, tail_keep: int
+) -> StreamData:
     """The capture facts the recorder needs, with head/tail buffers read back from the spool."""
     head = out.read(0, head_keep)
     tail = out.read(max(0, out.total - tail_keep), tail_keep) if tail_keep else b""
@@ -279,8 +298,15 @@ def build_rerun_record(target: Target, captured: Captured) -> dict[str, Any]:
         stderr=_record_data(captured.outcome.stderr, captured.stderr, head_keep, tail_keep),
     )
     record, _out, _err = build_record(
-        outcome, argv=list(target.argv), cwd=target.cwd, cap=cap, clip=clip, redactor=Redactor(),
-        parent=span.command_id, tool_name=span.tool_name, error=captured.error,
+        outcome,
+        argv=list(target.argv),
+        cwd=target.cwd,
+        cap=cap,
+        clip=clip,
+        redactor=Redactor(),
+        parent=span.command_id,
+        tool_name=span.tool_name,
+        error=captured.error,
     )
     record["rerun_of"] = span.command_id
     return record
@@ -307,7 +333,9 @@ def rerun(
     grace: float = 2.0,
 ) -> RerunResult:
     """Run ``target`` again (the caller has confirmed it), compare, and record it in the sidecar."""
-    captured = run_spooled(target.argv, target.cwd, timeout=timeout, cancel=cancel, progress=progress, grace=grace)
+    captured = run_spooled(
+        target.argv, target.cwd, timeout=timeout, cancel=cancel, progress=progress, grace=grace
+    )
     try:
         out, err, binary = compare_target(target, captured, rules)
         record = build_rerun_record(target, captured)
@@ -316,14 +344,18 @@ def rerun(
             try:
                 written = append_sidecar(target, record)
             except OSError as exc:
-                sidecar_error = f"cannot write {sidecar_path(target.index.run.base)}: {exc.strerror or exc}"
+                sidecar_error = (
+                    f"cannot write {sidecar_path(target.index.run.base)}: {exc.strerror or exc}"
+                )
     except BaseException:
         captured.close()
         raise
     return RerunResult(target, captured, out, err, binary, written, sidecar_error, record)
 
 
-def summary(result: RerunResult, rules: Iterable[str] = RULE_NAMES, excerpt: int = diff.EXCERPT) -> dict[str, Any]:
+def summary(
+    result: RerunResult, rules: Iterable[str] = RULE_NAMES, excerpt: int = diff.EXCERPT
+) -> dict[str, Any]:
     """The facts of a re-run as one JSON-ready object (``tracetui rerun --json``)."""
     rules = tuple(rules)
     span = result.target.span

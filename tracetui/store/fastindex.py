@@ -50,18 +50,22 @@ class Batch:
         return len(self.result[9])
 
 
-Item = Batch | RawLine  # a RawLine is a line the bounded Python reader handles (over-long, unfinished)
+Item = (
+    Batch | RawLine
+)  # a RawLine is a line the bounded Python reader handles (over-long, unfinished)
 
 
-def scan_member(path: str, start: int, start_line: int,
-                progress: Callable[[int], None] | None = None) -> Iterator[Item]:
+def scan_member(
+    path: str, start: int, start_line: int, progress: Callable[[int], None] | None = None
+) -> Iterator[Item]:
     """Scan a member from byte ``start``; yields batches and odd lines in file order."""
     with open(path, "rb") as fh:
         yield from scan_stream(fh, start, start_line, progress)
 
 
-def scan_stream(fh: Any, start: int, start_line: int,
-                progress: Callable[[int], None] | None = None) -> Iterator[Item]:
+def scan_stream(
+    fh: Any, start: int, start_line: int, progress: Callable[[int], None] | None = None
+) -> Iterator[Item]:
     """Scan an open file from byte ``start`` (``start_line`` lines already read).
 
     The last line without a newline comes as a ``RawLine`` with ``complete=False``; a caller
@@ -103,12 +107,14 @@ def scan_stream(fh: Any, start: int, start_line: int,
 
 
 def _slice(buf: bytearray, base: int, offsets: bytearray, k: int, lengths: bytearray) -> bytes:
-    off = int.from_bytes(offsets[k * 8:k * 8 + 8], "little", signed=True)
-    length = int.from_bytes(lengths[k * 8:k * 8 + 8], "little", signed=True)
-    return bytes(buf[off - base:off - base + length]) if length <= MAX_LINE else b""
+    off = int.from_bytes(offsets[k * 8 : k * 8 + 8], "little", signed=True)
+    length = int.from_bytes(lengths[k * 8 : k * 8 + 8], "little", signed=True)
+    return bytes(buf[off - base : off - base + length]) if length <= MAX_LINE else b""
 
 
-def apply(index: RunIndex, mno: int, items: Iterator[Item] | list[Item], *, register: bool = True) -> None:
+def apply(
+    index: RunIndex, mno: int, items: Iterator[Item] | list[Item], *, register: bool = True
+) -> None:
     """Append scanned items to the index, in order.
 
     ``register=False`` leaves command ids out of ``index.id_rows`` (a bulk build registers them
@@ -150,8 +156,23 @@ def _last_line(res: tuple[Any, ...]) -> int:
 
 
 def _apply_batch(index: RunIndex, mno: int, batch: Batch, *, register: bool = True) -> None:
-    (_consumed, _nlines, offsets, lengths, line_nos, hidden, exits, flags, slow, ids, parents,
-     failed, truncated, hidden_sum, last_failed) = batch.result
+    (
+        _consumed,
+        _nlines,
+        offsets,
+        lengths,
+        line_nos,
+        hidden,
+        exits,
+        flags,
+        slow,
+        ids,
+        parents,
+        failed,
+        truncated,
+        hidden_sum,
+        last_failed,
+    ) = batch.result
     n = len(ids)
     if n == 0:
         return
@@ -181,7 +202,9 @@ def _apply_batch(index: RunIndex, mno: int, batch: Batch, *, register: bool = Tr
         for k, data in zip(slow_rows, batch.slow_lines):
             row = row0 + k
             length = index.length[row]
-            raw = RawLine(index.line_no[row], index.offset[row], length, data if length <= MAX_LINE else None)
+            raw = RawLine(
+                index.line_no[row], index.offset[row], length, data if length <= MAX_LINE else None
+            )
             index.fill_row(row, parse_facts(raw, path), sidecar=False)
         if register:
             index.register_ids(row0, row0 + n)
@@ -197,8 +220,9 @@ def index_member_fast(index: RunIndex, mno: int, progress: Callable[[int], None]
     return True
 
 
-def index_members_parallel(index: RunIndex, mnos: list[int],
-                           progress: Callable[[int], None] | None = None) -> bool:
+def index_members_parallel(
+    index: RunIndex, mnos: list[int], progress: Callable[[int], None] | None = None
+) -> bool:
     """Scan several fresh members on worker threads, then apply them in set order."""
     if not available() or len(mnos) < 2:
         return False
@@ -216,7 +240,9 @@ def index_members_parallel(index: RunIndex, mnos: list[int],
 
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
         futures = [
-            pool.submit(lambda m=m: list(scan_member(index.members[m].readable, 0, 0, member_progress(m))))
+            pool.submit(
+                lambda m=m: list(scan_member(index.members[m].readable, 0, 0, member_progress(m)))
+            )
             for m in mnos
         ]
         first = len(index)

@@ -20,11 +20,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from tracetui.model.spans import Facts, Span
 from tracetui.store.reader import (
-    BadLine, RawLine, is_blank, iter_lines, open_member, parse_facts, parse_line,
+    BadLine,
+    RawLine,
+    is_blank,
+    iter_lines,
+    open_member,
+    parse_facts,
+    parse_line,
 )
 from tracetui.store.runset import Member, Run
-from tracetui.model.spans import Facts, Span
 
 # Row flags (one byte per row).
 BAD = 1
@@ -123,8 +129,14 @@ class RunIndex:
         self._temps.append(tmp)
         return tmp
 
-    def add_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine | None = None, *,
-                 register: bool = True) -> int | None:
+    def add_line(
+        self,
+        mno: int,
+        raw: RawLine,
+        parsed: Facts | BadLine | None = None,
+        *,
+        register: bool = True,
+    ) -> int | None:
         """Index one line; returns its row, or None for a blank line."""
         if is_blank(raw):
             return None
@@ -248,9 +260,16 @@ class RunIndex:
         try:
             data = os.pread(self._fd(im), length, offset)
         except OSError as exc:
-            return BadLine(im.member.path, line_no, offset, f"cannot read: {exc.strerror} (rotated away?)")
+            return BadLine(
+                im.member.path, line_no, offset, f"cannot read: {exc.strerror} (rotated away?)"
+            )
         if len(data) != length:
-            return BadLine(im.member.path, line_no, offset, "line no longer in the file (rotated or truncated?)")
+            return BadLine(
+                im.member.path,
+                line_no,
+                offset,
+                "line no longer in the file (rotated or truncated?)",
+            )
         return parse_line(RawLine(line_no, offset, length, data), im.member.path)
 
     def _fd(self, im: IndexedMember) -> int:

@@ -129,8 +129,12 @@ def loads(data: bytes) -> tuple[Any, str | None]:
 def parse_line(raw: RawLine, file: str) -> Span | BadLine:
     """A line → a Span, or a BadLine saying exactly why not."""
     if raw.data is None:
-        return BadLine(file, raw.line_no, raw.offset,
-                       f"line of {raw.length:,} bytes is over the {MAX_LINE >> 20} MiB limit; not parsed")
+        return BadLine(
+            file,
+            raw.line_no,
+            raw.offset,
+            f"line of {raw.length:,} bytes is over the {MAX_LINE >> 20} MiB limit; not parsed",
+        )
     try:
         value, note = loads(raw.data)
     except orjson.JSONDecodeError as exc:

@@ -99,7 +99,9 @@ def _run_for(folder: str, base_name: str, names: list[str]) -> Run:
     notes: list[str] = []
     for m in members:
         if m.number in by_number:
-            notes.append(f"both {by_number[m.number].name} and {m.name} exist; reading the plain one")
+            notes.append(
+                f"both {by_number[m.number].name} and {m.name} exist; reading the plain one"
+            )
             if by_number[m.number].gz and not m.gz:
                 by_number[m.number] = m
             continue
@@ -132,7 +134,9 @@ def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:
         full = _join(folder, name)
         fmt = importers.sniff(full)
         if fmt is not None:
-            runs.append(Run(base=full, members=[Member(full, 0, name.endswith(".gz"))], source_format=fmt))
+            runs.append(
+                Run(base=full, members=[Member(full, 0, name.endswith(".gz"))], source_format=fmt)
+            )
             claimed.add(name)
     return runs, claimed
 
@@ -148,11 +152,22 @@ def open_path(path: str) -> list[Run]:
             raise RunSetError(f"{path}: cannot list directory: {exc.strerror}") from None
         files = [n for n in names if os.path.isfile(os.path.join(path, n))]
         runs, claimed = _foreign_runs(path, files)
-        bases = sorted({split_member_name(n)[0] for n in files
-                        if n not in claimed and _is_run_base(split_member_name(n)[0])})
-        runs += [r for r in (_run_for(path, b, [f for f in files if f not in claimed]) for b in bases) if r.members]
+        bases = sorted(
+            {
+                split_member_name(n)[0]
+                for n in files
+                if n not in claimed and _is_run_base(split_member_name(n)[0])
+            }
+        )
+        runs += [
+            r
+            for r in (_run_for(path, b, [f for f in files if f not in claimed]) for b in bases)
+            if r.members
+        ]
         if not runs:
-            raise RunSetError(f"{path}: no run files (*.jsonl, or another agent's trace) in this directory")
+            raise RunSetError(
+                f"{path}: no run files (*.jsonl, or another agent's trace) in this directory"
+            )
         return sorted(runs, key=lambda r: r.base)
     folder, name = os.path.split(path)
     folder = folder or os.curdir

@@ -19,16 +19,16 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.widgets import Footer, Input
 from textual.timer import Timer
+from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from tracetui.analysis.chains import ChainIndex
-from tracetui.store.index import FAILED, TRUNCATED, RunIndex, build_index, peek_index
 from tracetui.analysis.rows import RowView
-from tracetui.store.runset import Run
 from tracetui.analysis.search import row_matcher
 from tracetui.model.text import quote_argv
+from tracetui.store.index import FAILED, TRUNCATED, RunIndex, build_index, peek_index
+from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
@@ -47,10 +47,24 @@ from tracetui.ui.widgets.span_list import SpanList
 FILTERS = {FAILED: "failures only", TRUNCATED: "truncated only"}
 
 
-def _b(key: str, action: str, description: str, tooltip: str, *, show: bool = True,
-       key_display: str | None = None) -> Binding:
-    return Binding(key, action, description, show=show, key_display=key_display,
-                   id=f"view.{action}", tooltip=tooltip)
+def _b(
+    key: str,
+    action: str,
+    description: str,
+    tooltip: str,
+    *,
+    show: bool = True,
+    key_display: str | None = None,
+) -> Binding:
+    return Binding(
+        key,
+        action,
+        description,
+        show=show,
+        key_display=key_display,
+        id=f"view.{action}",
+        tooltip=tooltip,
+    )
 
 
 PEEK_ABOVE = 32 << 20
@@ -73,35 +87,94 @@ class TraceApp(App[int]):
         _b("g,home", "first", "First row", "Go to the first row", show=False),
         _b("G,end", "last", "Last row", "Go to the last row", show=False),
         _b("n", "next_failure", "Next failure", "Next span with a nonzero or missing exit"),
-        _b("N", "prev_failure", "Previous failure", "Previous span with a nonzero or missing exit",
-           show=False),
+        _b(
+            "N",
+            "prev_failure",
+            "Previous failure",
+            "Previous span with a nonzero or missing exit",
+            show=False,
+        ),
         _b("t", "next_truncated", "Next truncated", "Next span whose output was cut"),
-        _b("T", "prev_truncated", "Previous truncated", "Previous span whose output was cut",
-           show=False),
+        _b(
+            "T",
+            "prev_truncated",
+            "Previous truncated",
+            "Previous span whose output was cut",
+            show=False,
+        ),
         _b("L", "latest_failure", "Latest failure", "Jump to the latest failure in the run"),
-        _b("slash", "search", "Search", "Search argv, notes and previews; Enter finds the next",
-           key_display="/"),
+        _b(
+            "slash",
+            "search",
+            "Search",
+            "Search argv, notes and previews; Enter finds the next",
+            key_display="/",
+        ),
         _b("F", "filter_failed", "Failures only", "Show only failed spans (again: show all)"),
-        _b("X", "filter_truncated", "Truncated only", "Show only truncated spans (again: show all)",
-           show=False),
+        _b(
+            "X",
+            "filter_truncated",
+            "Truncated only",
+            "Show only truncated spans (again: show all)",
+            show=False,
+        ),
         _b("R", "toggle_raw", "Raw JSON", "Show the record as JSON instead of the detail"),
-        _b("y", "copy_argv", "Copy argv", "Copy the shell-quoted argv to the clipboard",
-           show=False),
-        _b("left_square_bracket", "chain_prev", "Previous attempt",
-           "Step to the previous node of the retry chain", show=False, key_display="["),
-        _b("right_square_bracket", "chain_next", "Next attempt",
-           "Step to the next node of the retry chain", show=False, key_display="]"),
-        _b("escape", "clear", "Close search / filter", "Close the search bar, else clear the filter",
-           show=False),
+        _b(
+            "y", "copy_argv", "Copy argv", "Copy the shell-quoted argv to the clipboard", show=False
+        ),
+        _b(
+            "left_square_bracket",
+            "chain_prev",
+            "Previous attempt",
+            "Step to the previous node of the retry chain",
+            show=False,
+            key_display="[",
+        ),
+        _b(
+            "right_square_bracket",
+            "chain_next",
+            "Next attempt",
+            "Step to the next node of the retry chain",
+            show=False,
+            key_display="]",
+        ),
+        _b(
+            "escape",
+            "clear",
+            "Close search / filter",
+            "Close the search bar, else clear the filter",
+            show=False,
+        ),
         _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)", show=False),
-        _b("o", "open_run", "Open run", "Open another run of this folder (new ones included)",
-           show=False),
-        _b("r", "rerun", "Re-run", "Re-run this argv uncapped (after a confirmation) and diff it "
-           "against the stored preview", show=False),
-        _b("e", "export_report", "Export report",
-           "Write the Markdown postmortem of this span's retry chain to a file here", show=False),
-        _b("s", "stats", "Trends",
-           "Hidden share, failures and response sizes over the run's course", show=False),
+        _b(
+            "o",
+            "open_run",
+            "Open run",
+            "Open another run of this folder (new ones included)",
+            show=False,
+        ),
+        _b(
+            "r",
+            "rerun",
+            "Re-run",
+            "Re-run this argv uncapped (after a confirmation) and diff it "
+            "against the stored preview",
+            show=False,
+        ),
+        _b(
+            "e",
+            "export_report",
+            "Export report",
+            "Write the Markdown postmortem of this span's retry chain to a file here",
+            show=False,
+        ),
+        _b(
+            "s",
+            "stats",
+            "Trends",
+            "Hidden share, failures and response sizes over the run's course",
+            show=False,
+        ),
         _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
         _b("q", "quit_app", "Quit", "Leave tracetui"),
     ]
@@ -138,8 +211,9 @@ class TraceApp(App[int]):
             with Vertical(id="side"):
                 yield DetailPane(id="detail")
                 yield ChainPane(id="chain")
-        yield Input(placeholder="search argv, notes, previews — Enter: next match, Esc: close",
-                    id="search")
+        yield Input(
+            placeholder="search argv, notes, previews — Enter: next match, Esc: close", id="search"
+        )
         yield Footer()
 
     @property
@@ -205,7 +279,7 @@ class TraceApp(App[int]):
                 pass
         try:
             index = build_index(run, progress=self._progress_poster(total))
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+        except Exception as exc:
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
         if not get_current_worker().is_cancelled:
@@ -396,7 +470,11 @@ class TraceApp(App[int]):
         self.raw_mode = not self.raw_mode
 
     def action_copy_argv(self) -> None:
-        span = self.index.span(self.selected_row) if self.index and self.selected_row is not None else None
+        span = (
+            self.index.span(self.selected_row)
+            if self.index and self.selected_row is not None
+            else None
+        )
         if span is None or not span.argv:
             self.notify("no argv on this row", timeout=3)
             return
@@ -448,8 +526,9 @@ class TraceApp(App[int]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def _search_worker(self, view: RowView, query: str, start: int, seq: int) -> None:
         worker = get_current_worker()
-        pos = view.search(start, row_matcher(view.index, query), 1,
-                          cancelled=lambda: worker.is_cancelled)
+        pos = view.search(
+            start, row_matcher(view.index, query), 1, cancelled=lambda: worker.is_cancelled
+        )
         if not worker.is_cancelled:
             self.post_message(SearchDone(query, pos, seq))
 

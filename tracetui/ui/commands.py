@@ -26,5 +26,9 @@ class TraceCommands(Provider):
         for name, help_text, action in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), partial(self.app.run_action, action),
-                          help=help_text)
+                yield Hit(
+                    score,
+                    matcher.highlight(name),
+                    partial(self.app.run_action, action),
+                    help=help_text,
+                )

@@ -26,9 +26,9 @@ from textual.binding import Binding
 from textual.message import Message
 
 from tracetui.live.follow import Follower
-from tracetui.store.runset import Run, RunSetError, open_path
-from tracetui.model.text import neutralize_line
 from tracetui.live.watch import Waiter, make_waiter
+from tracetui.model.text import neutralize_line
+from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
 from tracetui.ui.screens.run_picker import RunPicker
 
@@ -83,8 +83,9 @@ class PausableWaiter(Waiter):
 class SwitchRunPicker(RunPicker):
     """The run picker opened from a live view: Esc closes it instead of leaving tracetui."""
 
-    BINDINGS = [Binding("escape,q", "close", "Close", id="picker.close",
-                        tooltip="Keep the current run")]
+    BINDINGS = [
+        Binding("escape,q", "close", "Close", id="picker.close", tooltip="Keep the current run")
+    ]
 
     def action_close(self) -> None:
         self.dismiss(None)  # type: ignore[arg-type]
@@ -130,13 +131,20 @@ class LiveFollow:
             run,
             on_new_run=lambda path: self._post(LiveUpdate(new_run=path, generation=gen)),
             on_note=lambda text: self._post(LiveUpdate(note=text, generation=gen)),
-            backlog=self._backlog, max_backlog=MAX_BACKLOG, watch_dir=True,
+            backlog=self._backlog,
+            max_backlog=MAX_BACKLOG,
+            watch_dir=True,
         )
         self.taken = 0
         follower = self.follower
-        self.app.run_worker(lambda: self._catch_up(follower, gen, keep_row), thread=True,
-                            exclusive=True, exit_on_error=False, group="index",
-                            name="live catch-up")
+        self.app.run_worker(
+            lambda: self._catch_up(follower, gen, keep_row),
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group="index",
+            name="live catch-up",
+        )
         return True
 
     def _catch_up(self, follower: Follower, gen: int, keep_row: int | None) -> None:
@@ -154,7 +162,7 @@ class LiveFollow:
                 self._post(IndexProgress(done, total))
                 if not follower.more:
                     break
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+        except Exception as exc:
             self._post(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
         if gen != self.generation:
@@ -164,7 +172,9 @@ class LiveFollow:
         if keep_row is not None:
             self._post(LiveUpdate(select=keep_row, generation=gen))
         # Rows read from here on are announced; IndexReady is queued before any of them.
-        follower.on_rows = lambda first, items: self._post(LiveUpdate(rows=len(items), generation=gen))
+        follower.on_rows = lambda first, items: self._post(
+            LiveUpdate(rows=len(items), generation=gen)
+        )
         self.waiter = PausableWaiter(make_waiter([follower.folder]))
         follower.start(self.waiter)
         self._post(LiveUpdate(generation=gen))  # refresh the header: LIVE
@@ -193,8 +203,13 @@ class LiveFollow:
             return
         app = self.app
         if msg.note:
-            app.notify(neutralize_line(msg.note), title="follow", severity="warning",
-                       timeout=10, markup=False)
+            app.notify(
+                neutralize_line(msg.note),
+                title="follow",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         if msg.new_run:
             self._new_run(msg.new_run)
         if msg.select is not None and app.index is not None and msg.select < len(app.index):
@@ -212,8 +227,7 @@ class LiveFollow:
     def cursor_moved(self) -> None:
         """The cursor moved (or rows arrived): on the bottom row nothing is "new" any more."""
         view = self.app.spans.view
-        if view is not None and (view is not self._view
-                                 or self.app.spans.cursor >= len(view) - 1):
+        if view is not None and (view is not self._view or self.app.spans.cursor >= len(view) - 1):
             self._view, self._mark = view, len(view)
         self.refresh_header()
 
@@ -245,8 +259,9 @@ class LiveFollow:
         if self.waiter is not None:
             self.waiter.set_paused(self.paused)
         self.refresh_header()
-        app.notify("paused: new spans wait until f" if self.paused else "following new spans",
-                   timeout=3)
+        app.notify(
+            "paused: new spans wait until f" if self.paused else "following new spans", timeout=3
+        )
 
     def _new_run(self, path: str) -> None:
         """A run file appeared in the folder: offer it in the run picker (``o``)."""
@@ -260,8 +275,12 @@ class LiveFollow:
             return
         app.runs.extend(runs)
         for run in runs:
-            app.notify(f"new run: {neutralize_line(run.name)} — press o to open it",
-                       title="new run", timeout=10, markup=False)
+            app.notify(
+                f"new run: {neutralize_line(run.name)} — press o to open it",
+                title="new run",
+                timeout=10,
+                markup=False,
+            )
 
     def pick_run(self) -> None:
         """``o``: choose another run of the folder (new ones included)."""

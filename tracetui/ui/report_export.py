@@ -17,9 +17,9 @@ from functools import partial
 
 from textual.app import App
 
-from tracetui.store.index import BAD, RunIndex
 from tracetui.export.report import render_report
 from tracetui.model.text import neutralize_line
+from tracetui.store.index import BAD, RunIndex
 
 MAX_SUFFIX = 999
 """Give up after this many reports of one span in one directory (something else is wrong)."""
@@ -67,8 +67,13 @@ def export_report(app: App[object], index: RunIndex | None, row: int | None) -> 
     if index.flags[row] & BAD:
         app.notify("a bad line has no retry chain to report", timeout=3)
         return
-    app.run_worker(partial(_export, app, index, row), name="export report", group="report",
-                   thread=True, exit_on_error=False)
+    app.run_worker(
+        partial(_export, app, index, row),
+        name="export report",
+        group="report",
+        thread=True,
+        exit_on_error=False,
+    )
 
 
 def _export(app: App[object], index: RunIndex, row: int) -> None:
@@ -76,9 +81,13 @@ def _export(app: App[object], index: RunIndex, row: int) -> None:
         text = render_report(index, row)
         path = os.path.abspath(write_new(os.getcwd(), report_stem(index.ids[row], row), text))
     except OSError as exc:
-        _tell(app, f"cannot write the report: {exc.strerror or exc}"
-              + (f" ({exc.filename})" if exc.filename else ""), error=True)
-    except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+        _tell(
+            app,
+            f"cannot write the report: {exc.strerror or exc}"
+            + (f" ({exc.filename})" if exc.filename else ""),
+            error=True,
+        )
+    except Exception as exc:
         _tell(app, f"cannot build the report: {type(exc).__name__}: {exc}", error=True)
     else:
         _tell(app, f"report written to {path}")
@@ -86,5 +95,11 @@ def _export(app: App[object], index: RunIndex, row: int) -> None:
 
 def _tell(app: App[object], message: str, *, error: bool = False) -> None:
     # notify() is not thread-safe: hand it to the app's loop. An error may quote trace text.
-    app.call_from_thread(app.notify, neutralize_line(message), title="report", markup=False,
-                         severity="error" if error else "information", timeout=15 if error else 8)
+    app.call_from_thread(
+        app.notify,
+        neutralize_line(message),
+        title="report",
+        markup=False,
+        severity="error" if error else "information",
+        timeout=15 if error else 8,
+    )

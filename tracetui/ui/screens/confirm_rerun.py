@@ -19,10 +19,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.runner import Target
 from tracetui.store.runset import sidecar_path
-from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
 
 if TYPE_CHECKING:
@@ -34,8 +34,10 @@ def describe(target: Target, timeout: float) -> Text:
     span = target.span
     t = Text()
     t.append("This command comes from a trace file: untrusted input.\n", "bold")
-    t.append("Read it before running it. It runs uncapped, without a shell, with stdin closed,\n"
-             f"in its own process group, killed after {timeout:g} s or when you press Esc.\n\n")
+    t.append(
+        "Read it before running it. It runs uncapped, without a shell, with stdin closed,\n"
+        f"in its own process group, killed after {timeout:g} s or when you press Esc.\n\n"
+    )
     t.append("argv  ", "dim")
     t.append(quote_argv(target.argv) + "\n", "bold")
     t.append("cwd   ", "dim")
@@ -59,8 +61,9 @@ class ConfirmRerun(ModalScreen[bool]):
 
     BINDINGS = [
         Binding("y", "answer(True)", "Run it", id="rerun_confirm.run", tooltip="Run this argv now"),
-        Binding("n,escape", "answer(False)", "Cancel", id="rerun_confirm.cancel",
-                tooltip="Run nothing"),
+        Binding(
+            "n,escape", "answer(False)", "Cancel", id="rerun_confirm.cancel", tooltip="Run nothing"
+        ),
     ]
 
     def __init__(self, target: Target, timeout: float) -> None:
@@ -87,8 +90,9 @@ class ConfirmRerun(ModalScreen[bool]):
         self.dismiss(run)
 
 
-def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT,
-                write_sidecar: bool = True) -> None:
+def start_rerun(
+    app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT, write_sidecar: bool = True
+) -> None:
     """``r``: check the row, ask, and open the pane on a yes. Refusals are notices, no modal."""
     if isinstance(app.screen, ConfirmRerun):
         return  # already asking
@@ -102,12 +106,22 @@ def start_rerun(app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIME
     try:
         target = rerun.target_for_row(app.index, row)
     except rerun.RerunError as exc:
-        app.notify(neutralize_line(str(exc)), title="cannot re-run", severity="warning",
-                   timeout=8, markup=False)
+        app.notify(
+            neutralize_line(str(exc)),
+            title="cannot re-run",
+            severity="warning",
+            timeout=8,
+            markup=False,
+        )
         return
     if not os.path.isdir(target.cwd):
-        app.notify(f"its working directory is not there: {neutralize_line(target.cwd)}",
-                   title="cannot re-run", severity="warning", timeout=8, markup=False)
+        app.notify(
+            f"its working directory is not there: {neutralize_line(target.cwd)}",
+            title="cannot re-run",
+            severity="warning",
+            timeout=8,
+            markup=False,
+        )
         return
 
     async def answered(yes: bool | None) -> None:

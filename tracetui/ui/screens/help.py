@@ -34,18 +34,33 @@ def key_table(bindings: list[Binding]) -> Table:
 
 
 def _pretty(key: str) -> str:
-    return {"question_mark": "?", "slash": "/", "left_square_bracket": "[",
-            "right_square_bracket": "]", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑",
-            "down": "↓", "home": "Home", "end": "End", "escape": "Esc",
-            "ctrl+p": "Ctrl+P"}.get(key, key)
+    return {
+        "question_mark": "?",
+        "slash": "/",
+        "left_square_bracket": "[",
+        "right_square_bracket": "]",
+        "pageup": "PgUp",
+        "pagedown": "PgDn",
+        "up": "↑",
+        "down": "↓",
+        "home": "Home",
+        "end": "End",
+        "escape": "Esc",
+        "ctrl+p": "Ctrl+P",
+    }.get(key, key)
 
 
 class HelpScreen(ModalScreen[None]):
     """Keys and panes; any of Esc, q or ? closes it."""
 
     BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "Close help", id="help.close",
-                tooltip="Back to the run"),
+        Binding(
+            "escape,q,question_mark",
+            "dismiss",
+            "Close help",
+            id="help.close",
+            tooltip="Back to the run",
+        ),
     ]
 
     def __init__(self, bindings: list[Binding]) -> None:
@@ -58,7 +73,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(key_table(self.key_bindings), id="help-keys")
             yield Static(Text("Panes", style="bold underline"))
             yield Static(Text(PANES), id="help-panes")
-            yield Static(Text("Ctrl+P opens the command palette: every action by name.", style="dim"))
+            yield Static(
+                Text("Ctrl+P opens the command palette: every action by name.", style="dim")
+            )
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         self.dismiss(None)

@@ -10,8 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tracetui.store.runset import Run
 from tracetui.model.text import neutralize_line
+from tracetui.store.runset import Run
 
 
 class RunPicker(ModalScreen[int]):

@@ -23,10 +23,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from tracetui.store.index import RunIndex
 from tracetui.analysis.rows import fmt_size
-from tracetui.model.text import neutralize_line
 from tracetui.analysis.trends import BUCKETS, trend_summary
+from tracetui.model.text import neutralize_line
+from tracetui.store.index import RunIndex
 from tracetui.ui.widgets.trend_chart import TrendChart
 
 DRIFT = 0.10
@@ -163,11 +163,14 @@ class StatsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._title("")
-        self.query_one("#stats-hidden").border_title = "hidden from the agent · share of bytes produced"
+        self.query_one(
+            "#stats-hidden"
+        ).border_title = "hidden from the agent · share of bytes produced"
         self.query_one("#stats-failed").border_title = "failures"
         self.query_one("#stats-size").border_title = "tool response size · mean bytes per span"
         self.query_one("#stats-headline", Static).update(
-            Content.assemble((f"computing trends over {len(self.index):,} rows…", "$text-muted")))
+            Content.assemble((f"computing trends over {len(self.index):,} rows…", "$text-muted"))
+        )
         for chart in self.query(TrendChart):
             chart.show_text("…")
         self._compute()
@@ -176,15 +179,18 @@ class StatsScreen(ModalScreen[None]):
     def _compute(self) -> None:
         try:
             summary = trend_summary(self.index, self.buckets)
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+        except Exception as exc:
             self.post_message(self.Failed(f"{type(exc).__name__}: {exc}"))
             return
         if not get_current_worker().is_cancelled:
             self.post_message(self.Ready(summary))
 
     def on_stats_screen_failed(self, msg: Failed) -> None:
-        self.query_one("#stats-headline", Static).update(Content.assemble(
-            (neutralize_line(f"cannot compute the trends: {msg.reason}"), "$text-error")))
+        self.query_one("#stats-headline", Static).update(
+            Content.assemble(
+                (neutralize_line(f"cannot compute the trends: {msg.reason}"), "$text-error")
+            )
+        )
         for chart in self.query(TrendChart):
             chart.show_text("")
 
@@ -207,61 +213,116 @@ class StatsScreen(ModalScreen[None]):
 
         shares = summary["hidden_share"]
         known = [s for s in shares if s is not None]
-        self._series("hidden", shares, top=1.0, top_label="100%", bottom_label="0%",
-                     sub=f"min {pct(min(known))} · max {pct(max(known))}" if known else "",
-                     empty="no byte counts recorded: the hidden share is unknown", **axis)
+        self._series(
+            "hidden",
+            shares,
+            top=1.0,
+            top_label="100%",
+            bottom_label="0%",
+            sub=f"min {pct(min(known))} · max {pct(max(known))}" if known else "",
+            empty="no byte counts recorded: the hidden share is unknown",
+            **axis,
+        )
 
         failed = summary["failed"]
-        self._series("failed", failed, top=max(1, max(failed)), top_label=str(max(1, max(failed))),
-                     sub=f"per bucket: min {min(failed)} · max {max(failed)} · {head.failed:,} in all",
-                     **axis)
+        self._series(
+            "failed",
+            failed,
+            top=max(1, max(failed)),
+            top_label=str(max(1, max(failed))),
+            sub=f"per bucket: min {min(failed)} · max {max(failed)} · {head.failed:,} in all",
+            **axis,
+        )
 
         sizes = summary["mean_response_bytes"]
         known_sizes = [s for s in sizes if s is not None]
         top = max(known_sizes, default=0)
-        self._series("size", sizes, top=max(1, top), top_label=fmt_size(top),
-                     sub=(f"min {fmt_size(min(known_sizes))} · max {fmt_size(top)}"
-                          + ("" if summary["produced_exact"] else " · sampled")) if known_sizes else "",
-                     empty="no byte counts recorded", **axis)
+        self._series(
+            "size",
+            sizes,
+            top=max(1, top),
+            top_label=fmt_size(top),
+            sub=(
+                f"min {fmt_size(min(known_sizes))} · max {fmt_size(top)}"
+                + ("" if summary["produced_exact"] else " · sampled")
+            )
+            if known_sizes
+            else "",
+            empty="no byte counts recorded",
+            **axis,
+        )
 
-    def _series(self, name: str, values: list[Any], *, top: float, top_label: str, sub: str,
-                bottom_label: str = "0", empty: str = "no data", left_label: str = "",
-                right_label: str = "") -> None:
+    def _series(
+        self,
+        name: str,
+        values: list[Any],
+        *,
+        top: float,
+        top_label: str,
+        sub: str,
+        bottom_label: str = "0",
+        empty: str = "no data",
+        left_label: str = "",
+        right_label: str = "",
+    ) -> None:
         self.query_one(f"#stats-{name}").border_subtitle = sub
         self.query_one(f"#chart-{name}", TrendChart).set_series(
-            values, top=top, top_label=top_label, bottom_label=bottom_label,
-            left_label=left_label, right_label=right_label, empty_text=empty)
+            values,
+            top=top,
+            top_label=top_label,
+            bottom_label=bottom_label,
+            left_label=left_label,
+            right_label=right_label,
+            empty_text=empty,
+        )
 
     def _headline_text(self, summary: dict[str, Any], head: Headline) -> Content:
         if not summary["buckets"]:
             return Content.assemble(("no spans in this run", "$text-muted"))
         about = "≈" if not head.exact else ""
         parts: list[str | tuple[str, str]] = [
-            f"{head.spans:,} spans", " · ",
-            (f"{head.failed:,} failed", "$text-error bold" if head.failed else "$text-muted"), " · ",
+            f"{head.spans:,} spans",
+            " · ",
+            (f"{head.failed:,} failed", "$text-error bold" if head.failed else "$text-muted"),
+            " · ",
             (f"{head.truncated:,} truncated", "$text-warning" if head.truncated else "$text-muted"),
             " · ",
-            (f"{head.hidden_bytes:,} B hidden", "$text-warning bold" if head.hidden_bytes
-             else "$text-muted"),
+            (
+                f"{head.hidden_bytes:,} B hidden",
+                "$text-warning bold" if head.hidden_bytes else "$text-muted",
+            ),
         ]
         if head.produced_bytes is not None:
             parts.append(f" of {about}{head.produced_bytes:,} B ({about}{pct(head.hidden_share)})")
         words, style = drift_words(head.early_share, head.late_share)
         if words:
-            parts += ["\nhidden share: first quarter ", (pct(head.early_share), "bold"),
-                      " → last quarter ", (pct(head.late_share), "bold"), "  ", (words, style)]
+            parts += [
+                "\nhidden share: first quarter ",
+                (pct(head.early_share), "bold"),
+                " → last quarter ",
+                (pct(head.late_share), "bold"),
+                "  ",
+                (words, style),
+            ]
         return Content.assemble(*parts)
 
     def _title(self, note: str) -> None:
-        self.query_one("#stats-title", Static).update(Content.assemble(
-            ("trends", "bold $text-accent"), " · ", (neutralize_line(self.index.run.name), "bold"),
-            (f" · {note}" if note else "", "$text-muted")))
+        self.query_one("#stats-title", Static).update(
+            Content.assemble(
+                ("trends", "bold $text-accent"),
+                " · ",
+                (neutralize_line(self.index.run.name), "bold"),
+                (f" · {note}" if note else "", "$text-muted"),
+            )
+        )
 
     def _bucket_note(self, summary: dict[str, Any]) -> str:
         sizes = summary["spans"]
         each = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}–{max(sizes)}"
-        return (f"{summary['buckets']} buckets × {each} span{'s' if max(sizes) != 1 else ''},"
-                " in order" + ("" if summary["produced_exact"] else ", bytes sampled"))
+        return (
+            f"{summary['buckets']} buckets × {each} span{'s' if max(sizes) != 1 else ''},"
+            " in order" + ("" if summary["produced_exact"] else ", bytes sampled")
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)

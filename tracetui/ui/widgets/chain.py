@@ -12,14 +12,21 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tracetui.analysis.chains import Chain, ChainIndex, ChainNode
-from tracetui.store.index import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED, RunIndex
 from tracetui.analysis.rows import fmt_exit, short_id
 from tracetui.model.text import neutralize_line
+from tracetui.store.index import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED, RunIndex
 
 
 class ChainBody(Static):
-    COMPONENT_CLASSES = {"chain--failed", "chain--null", "chain--trunc", "chain--dim",
-                         "chain--selected", "chain--warn", "chain--heading"}
+    COMPONENT_CLASSES = {
+        "chain--failed",
+        "chain--null",
+        "chain--trunc",
+        "chain--dim",
+        "chain--selected",
+        "chain--warn",
+        "chain--heading",
+    }
 
     def st(self, name: str) -> Style:
         return self.get_component_rich_style(f"chain--{name}", partial=True)
@@ -74,8 +81,13 @@ class ChainPane(VerticalScroll):
             kids = node.children
             for i in range(len(kids) - 1, -1, -1):
                 last = i == len(kids) - 1
-                stack.append((kids[i], child_lead + ("└─ " if last else "├─ "),
-                              child_lead + ("   " if last else "│  ")))
+                stack.append(
+                    (
+                        kids[i],
+                        child_lead + ("└─ " if last else "├─ "),
+                        child_lead + ("   " if last else "│  "),
+                    )
+                )
         t.rstrip()
         return t
 

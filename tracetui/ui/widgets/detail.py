@@ -13,13 +13,13 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tracetui.store.index import RunIndex
-from tracetui.model.markers import split_preview
-from tracetui.store.reader import BadLine
 from tracetui.analysis.rows import banner, fmt_duration, items_note, never_shown
-from tracetui.store.runset import Run
+from tracetui.model.markers import split_preview
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize, neutralize_line, quote_argv
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import BadLine
+from tracetui.store.runset import Run
 
 MAX_DRAWN = 24_000
 """Characters of one preview part (or of the raw JSON) drawn; the rest is counted, not drawn."""
@@ -29,8 +29,14 @@ class DetailBody(Static):
     """The text of the detail pane (a Static so it wraps; styles come from the theme)."""
 
     COMPONENT_CLASSES = {
-        "detail--label", "detail--heading", "detail--banner", "detail--failed", "detail--null",
-        "detail--dim", "detail--warn", "detail--argv",
+        "detail--label",
+        "detail--heading",
+        "detail--banner",
+        "detail--failed",
+        "detail--null",
+        "detail--dim",
+        "detail--warn",
+        "detail--argv",
     }
 
     def st(self, name: str) -> Style:
@@ -114,7 +120,9 @@ class DetailPane(VerticalScroll):
         self._field(t, "started", when)
         self._field(t, "duration", dur)
         if span.exit_code is None:
-            self._field(t, "exit", "none: " + neutralize_line(span.error or "no exit recorded"), st("null"))
+            self._field(
+                t, "exit", "none: " + neutralize_line(span.error or "no exit recorded"), st("null")
+            )
         else:
             style = st("failed") if span.exit_code != 0 else ""
             err = f"   error: {neutralize_line(span.error)}" if span.error else ""
@@ -151,7 +159,9 @@ class DetailPane(VerticalScroll):
         self._field(t, "source", neutralize_line(f"{source} trace, {kind} {where}"))
         full = raw.get("full_stdout")
         if isinstance(full, str):
-            note = f"the agent kept the whole output ({len(full.encode()):,} bytes here): R shows it"
+            note = (
+                f"the agent kept the whole output ({len(full.encode()):,} bytes here): R shows it"
+            )
             self._field(t, "full", note, st("warn"))
         if raw.get("exit_code_inferred") is True:
             note = "inferred from the output text: this agent records no exit codes"
@@ -177,8 +187,12 @@ class DetailPane(VerticalScroll):
         items = items_note(s)
         if items:
             self._field(t, "items", items, st("warn") if s.truncated else "")
-        for label, value in (("sha256", s.sha256), ("full", s.full_sha256),
-                             ("head", s.head_sha256), ("tail", s.tail_sha256)):
+        for label, value in (
+            ("sha256", s.sha256),
+            ("full", s.full_sha256),
+            ("head", s.head_sha256),
+            ("tail", s.tail_sha256),
+        ):
             if value:
                 extra = ""
                 if label == "head" and s.head_bytes is not None:
@@ -209,8 +223,10 @@ class DetailPane(VerticalScroll):
         elif s.marker is not None:
             self._bounded(t, neutralize(text[: s.marker.start]), "\n")
             self._banner(t, s)
-            t.append(neutralize_line(text[s.marker.start: s.marker.end]) + "\n", self.body.st("dim"))
-            self._bounded(t, neutralize(text[s.marker.end:]), "")
+            t.append(
+                neutralize_line(text[s.marker.start : s.marker.end]) + "\n", self.body.st("dim")
+            )
+            self._bounded(t, neutralize(text[s.marker.end :]), "")
         elif s.truncated and s.clip == "tail":
             self._banner(t, s)
             self._bounded(t, neutralize(text), "")

@@ -31,12 +31,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Checkbox, Static, TabbedContent, TabPane
 
+from tracetui.model.spans import STREAMS
+from tracetui.model.text import neutralize, neutralize_line
 from tracetui.rerun import diff
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.store.runset import Member
-from tracetui.model.spans import STREAMS
-from tracetui.model.text import neutralize, neutralize_line
 
 if TYPE_CHECKING:
     from tracetui.ui.app import TraceApp
@@ -54,8 +54,17 @@ RULE_LABELS = {"ansi": "ansi", "timestamps": "time", "durations": "dur", "hex": 
 class RerunBody(Static):
     """Text of the pane (a Static so it wraps); styles come from the theme via the .tcss."""
 
-    COMPONENT_CLASSES = {"rerun--label", "rerun--heading", "rerun--added", "rerun--removed",
-                         "rerun--hunk", "rerun--good", "rerun--bad", "rerun--warn", "rerun--dim"}
+    COMPONENT_CLASSES = {
+        "rerun--label",
+        "rerun--heading",
+        "rerun--added",
+        "rerun--removed",
+        "rerun--hunk",
+        "rerun--good",
+        "rerun--bad",
+        "rerun--warn",
+        "rerun--dim",
+    }
 
     def st(self, name: str) -> Style:
         return self.get_component_rich_style(f"rerun--{name}", partial=True)
@@ -65,18 +74,48 @@ class RerunPane(Vertical):
     """Runs one confirmed target and shows how its output compares with the record."""
 
     BINDINGS = [
-        Binding("escape", "escape", "Cancel / close", id="rerun.escape",
-                tooltip="Cancel the running re-run (kills its process group), else close the pane"),
+        Binding(
+            "escape",
+            "escape",
+            "Cancel / close",
+            id="rerun.escape",
+            tooltip="Cancel the running re-run (kills its process group), else close the pane",
+        ),
         Binding("q", "close", "Close re-run", id="rerun.close", tooltip="Close the re-run pane"),
-        Binding("s", "switch_stream", "stdout/stderr", id="rerun.switch_stream",
-                tooltip="Show the other stream's tab"),
-        Binding("greater_than_sign", "page(1)", "More unseen", key_display=">", id="rerun.next_page",
-                tooltip="Next page of what the agent never saw"),
-        Binding("less_than_sign", "page(-1)", "Back", key_display="<", id="rerun.prev_page",
-                tooltip="Previous page of what the agent never saw (first: the excerpt)"),
-        *[Binding(str(i + 1), f"toggle_rule({i})", f"Rule {RULE_LABELS[name]}", show=False,
-                  id=f"rerun.rule_{name}", tooltip=f"Switch the {name} normalisation on/off")
-          for i, name in enumerate(RULE_NAMES)],
+        Binding(
+            "s",
+            "switch_stream",
+            "stdout/stderr",
+            id="rerun.switch_stream",
+            tooltip="Show the other stream's tab",
+        ),
+        Binding(
+            "greater_than_sign",
+            "page(1)",
+            "More unseen",
+            key_display=">",
+            id="rerun.next_page",
+            tooltip="Next page of what the agent never saw",
+        ),
+        Binding(
+            "less_than_sign",
+            "page(-1)",
+            "Back",
+            key_display="<",
+            id="rerun.prev_page",
+            tooltip="Previous page of what the agent never saw (first: the excerpt)",
+        ),
+        *[
+            Binding(
+                str(i + 1),
+                f"toggle_rule({i})",
+                f"Rule {RULE_LABELS[name]}",
+                show=False,
+                id=f"rerun.rule_{name}",
+                tooltip=f"Switch the {name} normalisation on/off",
+            )
+            for i, name in enumerate(RULE_NAMES)
+        ],
     ]
 
     @dataclass
@@ -96,8 +135,9 @@ class RerunPane(Vertical):
 
         error: str | None = None
 
-    def __init__(self, target: rerun.Target, *, timeout: float = DEFAULT_TIMEOUT,
-                 write_sidecar: bool = True) -> None:
+    def __init__(
+        self, target: rerun.Target, *, timeout: float = DEFAULT_TIMEOUT, write_sidecar: bool = True
+    ) -> None:
         super().__init__(id="rerun")
         self.target = target
         self.timeout = timeout
@@ -118,8 +158,9 @@ class RerunPane(Vertical):
         yield RerunBody("", id="rerun-status")
         with Horizontal(id="rerun-rules"):
             for i, name in enumerate(RULE_NAMES):
-                yield Checkbox(f"{i + 1} {RULE_LABELS[name]}", True, id=f"rule-{name}",
-                               compact=True)
+                yield Checkbox(
+                    f"{i + 1} {RULE_LABELS[name]}", True, id=f"rule-{name}", compact=True
+                )
         with TabbedContent(id="rerun-tabs"):
             for s in STREAMS:
                 with TabPane(s, id=f"tab-{s}"), VerticalScroll(classes="rerun-scroll"):
@@ -138,10 +179,15 @@ class RerunPane(Vertical):
     @work(thread=True, exclusive=True, exit_on_error=False, group="rerun")
     def _worker(self) -> None:
         try:
-            result = rerun.rerun(self.target, timeout=self.timeout, cancel=self.cancel,
-                                 progress=self._progress, rules=tuple(self.rules),
-                                 write_sidecar=self.write_sidecar)
-        except Exception as exc:  # noqa: BLE001 - shown in the pane, never a traceback
+            result = rerun.rerun(
+                self.target,
+                timeout=self.timeout,
+                cancel=self.cancel,
+                progress=self._progress,
+                rules=tuple(self.rules),
+                write_sidecar=self.write_sidecar,
+            )
+        except Exception as exc:
             self.post_message(self.Finished(f"{type(exc).__name__}: {exc}"))
             return
         with self._lock:
@@ -174,8 +220,12 @@ class RerunPane(Vertical):
         self.running = False
         self.border_subtitle = "Esc/q close · s stream · 1-5 rules · > < unseen"
         if msg.error is not None or self.result is None:
-            self._status(Text("the re-run failed: " + neutralize_line(msg.error or "?"),
-                              self.status_body.st("bad")))
+            self._status(
+                Text(
+                    "the re-run failed: " + neutralize_line(msg.error or "?"),
+                    self.status_body.st("bad"),
+                )
+            )
             return
         self.query_one("#rerun-rules").display = True
         self._status(self.summary())
@@ -183,8 +233,12 @@ class RerunPane(Vertical):
         if self.result.sidecar:
             take_in_sidecar(self.app, self.result.sidecar)  # type: ignore[arg-type]
         elif self.result.sidecar_error:
-            self.app.notify(neutralize_line(self.result.sidecar_error), severity="warning",
-                            timeout=8, markup=False)
+            self.app.notify(
+                neutralize_line(self.result.sidecar_error),
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
 
     # ------------------------------------------------------------------ drawing
     @property
@@ -217,7 +271,11 @@ class RerunPane(Vertical):
             t.append(f"{then_b} → {c.bytes_now:,} B  ")
             t.append(c.verdict, st(_VERDICT_STYLE.get(c.verdict, "dim")))
             # Second line: which part the agent saw, and how much of the new output it never saw.
-            seen = "saw the whole stream" if c.windows.clip == "whole" else f"saw the {c.windows.clip} window"
+            seen = (
+                "saw the whole stream"
+                if c.windows.clip == "whole"
+                else f"saw the {c.windows.clip} window"
+            )
             t.append(f"\n        {seen}", st("dim"))
             if c.windows.unseen_bytes:
                 t.append(f" · {c.windows.unseen_bytes:,} B never seen", st("warn"))
@@ -248,7 +306,11 @@ class RerunPane(Vertical):
         t.append("── diff: stored preview vs the same window now ──\n", st("heading"))
         t.append(f"normalised: {label}\n", st("dim"))
         if not lines:
-            note = " after normalisation: switch rules off (1-5) to see the raw change" if c.changed_raw else ""
+            note = (
+                " after normalisation: switch rules off (1-5) to see the raw change"
+                if c.changed_raw
+                else ""
+            )
             t.append(f"no difference{note}\n", st("good") if not c.changed_raw else st("warn"))
         else:
             drawn = 0
@@ -271,8 +333,10 @@ class RerunPane(Vertical):
             t.append("── never seen by the agent: nothing ──\n", st("heading"))
             t.append("the window the agent saw covers the whole new output\n", st("dim"))
             return
-        t.append(f"── never seen by the agent: {total:,} B from byte {c.windows.unseen_start:,} ──\n",
-                 st("heading"))
+        t.append(
+            f"── never seen by the agent: {total:,} B from byte {c.windows.unseen_start:,} ──\n",
+            st("heading"),
+        )
         offset = self.pages[name]
         start = c.windows.unseen_start
         # The cut rarely falls on a line start: say so rather than show half a line as a line.
@@ -288,7 +352,9 @@ class RerunPane(Vertical):
             t.append(neutralize(ex.start))
             if ex.end or ex.skipped:
                 _newline(t)
-                t.append(f"[… {ex.skipped:,} B not shown here: > pages through them …]\n", st("warn"))
+                t.append(
+                    f"[… {ex.skipped:,} B not shown here: > pages through them …]\n", st("warn")
+                )
                 t.append(neutralize(ex.end))
             return
         data = self.result.unseen(name, offset, PAGE)
@@ -357,7 +423,9 @@ class RerunPane(Vertical):
     def action_escape(self) -> None:
         if self.running:
             self.cancel.set()
-            self._status(Text("cancelling… (killing the process group)", self.status_body.st("warn")))
+            self._status(
+                Text("cancelling… (killing the process group)", self.status_body.st("warn"))
+            )
             return
         self.action_close()
 
@@ -374,8 +442,14 @@ class RerunPane(Vertical):
             result.close()
 
 
-_VERDICT_STYLE = {diff.IDENTICAL: "good", diff.BOTH_MATCH: "good", diff.HEAD_MATCHES: "warn",
-                  diff.TAIL_MATCHES: "warn", diff.DIFFERS: "bad", diff.UNKNOWN: "dim"}
+_VERDICT_STYLE = {
+    diff.IDENTICAL: "good",
+    diff.BOTH_MATCH: "good",
+    diff.HEAD_MATCHES: "warn",
+    diff.TAIL_MATCHES: "warn",
+    diff.DIFFERS: "bad",
+    diff.UNKNOWN: "dim",
+}
 
 
 def _diff_style(line: str) -> str:
@@ -409,13 +483,16 @@ def current_pane(app: TraceApp) -> RerunPane | None:
     return found.first() if found else None
 
 
-async def open_pane(app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True) -> None:
+async def open_pane(
+    app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True
+) -> None:
     """Show a new pane in place of the detail pane (closing a finished one first)."""
     for old in app.query(RerunPane):
         await old.remove()  # gone before the new one (same id) is mounted
     app.query_one("#main").add_class("-rerun")
-    await app.query_one("#side").mount(RerunPane(target, timeout=timeout, write_sidecar=write_sidecar),
-                                       before=0)
+    await app.query_one("#side").mount(
+        RerunPane(target, timeout=timeout, write_sidecar=write_sidecar), before=0
+    )
 
 
 def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
@@ -445,7 +522,8 @@ def take_in_sidecar(app: TraceApp, path: str) -> None:
             mno = index.add_member(Member(path, -1, False))
         index.index_member(mno)
     except OSError as exc:
-        app.notify(f"cannot read {neutralize_line(path)}: {exc.strerror or exc}", timeout=8,
-                   markup=False)
+        app.notify(
+            f"cannot read {neutralize_line(path)}: {exc.strerror or exc}", timeout=8, markup=False
+        )
         return
     app.rows_appended()

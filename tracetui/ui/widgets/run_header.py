@@ -6,15 +6,23 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from tracetui.store.index import RunIndex
 from tracetui.model.text import neutralize_line
+from tracetui.store.index import RunIndex
 
 
 class RunHeader(Static):
     """Run name, files, spans, failed, truncated, hidden bytes, bad lines, state."""
 
-    COMPONENT_CLASSES = {"header--name", "header--failed", "header--trunc", "header--bad",
-                         "header--state", "header--paused", "header--new", "header--dim"}
+    COMPONENT_CLASSES = {
+        "header--name",
+        "header--failed",
+        "header--trunc",
+        "header--bad",
+        "header--state",
+        "header--paused",
+        "header--new",
+        "header--dim",
+    }
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -31,9 +39,15 @@ class RunHeader(Static):
     def st(self, name: str) -> Style:
         return self.get_component_rich_style(f"header--{name}", partial=True)
 
-    def set_facts(self, *, name: str | None = None, index: RunIndex | None = None,
-                  state: str | None = None, progress: str | None = None,
-                  new: int | None = None) -> None:
+    def set_facts(
+        self,
+        *,
+        name: str | None = None,
+        index: RunIndex | None = None,
+        state: str | None = None,
+        progress: str | None = None,
+        new: int | None = None,
+    ) -> None:
         if name is not None:
             self.name_text = name
         if index is not None:
@@ -64,8 +78,10 @@ class RunHeader(Static):
                 (f"{s.failed:,} failed", "failed" if s.failed else "dim"),
                 (f"{s.truncated:,} truncated", "trunc" if s.truncated else "dim"),
                 (f"{s.hidden_bytes:,} B hidden", "trunc" if s.hidden_bytes else "dim"),
-                (f"{s.bad_lines:,} bad line{'s' if s.bad_lines != 1 else ''}",
-                 "bad" if s.bad_lines else "dim"),
+                (
+                    f"{s.bad_lines:,} bad line{'s' if s.bad_lines != 1 else ''}",
+                    "bad" if s.bad_lines else "dim",
+                ),
             ]
             if ix.run.source_format is not None:
                 facts.insert(0, (f"{ix.run.source_format} trace", "name"))

@@ -31,8 +31,14 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of the run; a cursor; posts :class:`SpanList.Selected` when the cursor lands."""
 
     COMPONENT_CLASSES = {
-        "spanlist--cursor", "spanlist--failed", "spanlist--null", "spanlist--trunc",
-        "spanlist--dim", "spanlist--bad", "spanlist--ok", "spanlist--badge",
+        "spanlist--cursor",
+        "spanlist--failed",
+        "spanlist--null",
+        "spanlist--trunc",
+        "spanlist--dim",
+        "spanlist--bad",
+        "spanlist--ok",
+        "spanlist--badge",
     }
 
     @dataclass
@@ -100,7 +106,9 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     def page(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
-    def move_to(self, pos: int, *, force: bool = False, center: bool = False, live: bool = False) -> None:
+    def move_to(
+        self, pos: int, *, force: bool = False, center: bool = False, live: bool = False
+    ) -> None:
         """Put the cursor at view position ``pos`` (clamped), scroll it into sight, announce it."""
         n = len(self.view) if self.view is not None else 0
         pos = max(0, min(pos, n - 1)) if n else 0

@@ -33,7 +33,7 @@ def to_columns(values: Sequence[float | None], width: int) -> list[float | None]
             out.extend([v] * ((i + 1) * width // n - i * width // n))
         return out
     for c in range(width):
-        known = [v for v in values[c * n // width:(c + 1) * n // width] if v is not None]
+        known = [v for v in values[c * n // width : (c + 1) * n // width] if v is not None]
         out.append(max(known) if known else None)
     return out
 
@@ -79,9 +79,17 @@ class TrendChart(Widget):
         self.empty_text = ""
         """Shown instead of bars when there is nothing to draw (still computing, no spans)."""
 
-    def set_series(self, values: Sequence[float | None], *, top: float, top_label: str,
-                   bottom_label: str = "0", left_label: str = "", right_label: str = "",
-                   empty_text: str = "no data") -> None:
+    def set_series(
+        self,
+        values: Sequence[float | None],
+        *,
+        top: float,
+        top_label: str,
+        bottom_label: str = "0",
+        left_label: str = "",
+        right_label: str = "",
+        empty_text: str = "no data",
+    ) -> None:
         self.values = list(values)
         self.top = top
         self.top_label, self.bottom_label = top_label, bottom_label
@@ -110,7 +118,9 @@ class TrendChart(Widget):
             parts.extend(_cells(line, bottom=r == rows - 1))
             parts.append("\n")
         if height >= 3:
-            parts.append((" " * gutter + _axis_labels(self.left_label, self.right_label, plot), AXIS))
+            parts.append(
+                (" " * gutter + _axis_labels(self.left_label, self.right_label, plot), AXIS)
+            )
         return Content.assemble(*parts)
 
 
