@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from records import encode_line, tool
 
-from tracetui.store.index import BAD, build_index
+from tracetui.model.flags import BAD
+from tracetui.store.index import build_index
 from tracetui.store.reader import iter_lines
 from tracetui.store.runset import open_path
 

@@ -18,11 +18,12 @@ from records import tool
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.lint import lint_index
+from tracetui.model.flags import SIDECAR
 from tracetui.record.recorder import run_with_feedback
 from tracetui.rerun import diff
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
-from tracetui.store.index import SIDECAR, RunIndex, build_index
+from tracetui.store.index import RunIndex, build_index
 from tracetui.store.runset import open_path, sidecar_path
 
 PY = sys.executable

@@ -14,9 +14,10 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tracetui.model.flags import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize_line
-from tracetui.store.index import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED, RunIndex
+from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import BinaryIO
 
+from tracetui.model.flags import BAD
 from tracetui.model.spans import Span
-from tracetui.store.index import BAD, RunIndex
+from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.analysis.chains import ChainIndex
-from tracetui.store.index import SIDECAR, RunIndex
+from tracetui.model.flags import SIDECAR
+from tracetui.store.index import RunIndex
 
 
 def summarize(index: RunIndex) -> dict[str, Any]:

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracetui.store.index import BAD, FAILED, NO_VALUE, SIDECAR, TRUNCATED, RunIndex
+from tracetui.model.flags import BAD, FAILED, NO_VALUE, SIDECAR, TRUNCATED
+from tracetui.store.index import RunIndex
 
 BUCKETS = 40
 EXACT_LIMIT = 5000

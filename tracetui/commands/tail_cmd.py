@@ -139,7 +139,7 @@ class _Source:
         self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
 
     def _collect(self, first: int, items: list[Any]) -> None:
-        from tracetui.store.index import SIDECAR
+        from tracetui.model.flags import SIDECAR
 
         flags = self.follower.index.flags
         # Re-runs from the sidecar are rows of the index but not spans of the trace.

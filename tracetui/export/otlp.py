@@ -30,9 +30,10 @@ import orjson
 
 from tracetui import __version__
 from tracetui.analysis.chains import ChainIndex
+from tracetui.model.flags import BAD, SIDECAR
 from tracetui.model.spans import Span
 from tracetui.model.text import neutralize_line
-from tracetui.store.index import BAD, SIDECAR, RunIndex
+from tracetui.store.index import RunIndex
 from tracetui.store.reader import RawLine, parse_line
 
 SPAN_KIND_INTERNAL = 1

@@ -16,11 +16,12 @@ import re
 from collections.abc import Sequence
 
 from tracetui.analysis.chains import PARENT_MISSING, ChainIndex
+from tracetui.model.flags import SIDECAR
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import STREAMS, Span, StreamFacts
 from tracetui.model.text import neutralize, neutralize_line, quote_argv
 from tracetui.rerun import diff
-from tracetui.store.index import SIDECAR, RunIndex
+from tracetui.store.index import RunIndex
 
 PREVIEW_LINES = 40
 """Preview lines shown per attempt (split between both sides of a head_tail cut)."""

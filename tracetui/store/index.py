@@ -20,6 +20,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from tracetui.model.flags import (
+    BAD,
+    FAILED,
+    NO_EXIT,
+    NO_VALUE,
+    NULL_EXIT,
+    PROBLEMS,
+    SIDECAR,
+    TRUNC_UNKNOWN,
+    TRUNCATED,
+)
 from tracetui.model.spans import Facts, Span
 from tracetui.store.reader import (
     BadLine,
@@ -31,20 +42,6 @@ from tracetui.store.reader import (
     parse_line,
 )
 from tracetui.store.runset import Member, Run
-
-# Row flags (one byte per row).
-BAD = 1
-FAILED = 2
-TRUNCATED = 4
-TRUNC_UNKNOWN = 8
-NULL_EXIT = 16
-PROBLEMS = 32
-"""A field had the wrong type or the line invalid UTF-8 (the detail pane lists what)."""
-SIDECAR = 64
-"""The row comes from the re-run sidecar, not from the trace itself."""
-
-NO_EXIT = -(2**31)
-NO_VALUE = -1
 
 
 @dataclass(slots=True)

@@ -26,8 +26,9 @@ from textual.worker import get_current_worker
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.rows import RowView
 from tracetui.analysis.search import row_matcher
+from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.text import quote_argv
-from tracetui.store.index import FAILED, TRUNCATED, RunIndex, build_index, peek_index
+from tracetui.store.index import RunIndex, build_index, peek_index
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.live import LiveFollow, LiveUpdate

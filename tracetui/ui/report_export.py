@@ -18,8 +18,9 @@ from functools import partial
 from textual.app import App
 
 from tracetui.export.report import render_report
+from tracetui.model.flags import BAD
 from tracetui.model.text import neutralize_line
-from tracetui.store.index import BAD, RunIndex
+from tracetui.store.index import RunIndex
 
 MAX_SUFFIX = 999
 """Give up after this many reports of one span in one directory (something else is wrong)."""

@@ -13,8 +13,9 @@ from textual.widgets import Static
 
 from tracetui.analysis.chains import Chain, ChainIndex, ChainNode
 from tracetui.analysis.rows import fmt_exit, short_id
+from tracetui.model.flags import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.text import neutralize_line
-from tracetui.store.index import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED, RunIndex
+from tracetui.store.index import RunIndex
 
 
 class ChainBody(Static):
