@@ -231,6 +231,21 @@ class RunIndex:
                     last_report = raw.offset
                     progress(raw.offset)
 
+    def take_in_sidecar(self, path: str) -> int:
+        """Index the run's re-runs file from where indexing stopped; returns the rows added.
+
+        For a frozen view after a re-run wrote to ``path`` (the first one creates it). A live
+        follower reads the sidecar by itself and must not be doubled by this. Raises OSError
+        when the file cannot be read.
+        """
+        self.run.sidecar = path
+        before = len(self)
+        mno = next((i for i, im in enumerate(self.members) if im.member.number < 0), None)
+        if mno is None:
+            mno = self.add_member(Member(path, -1, False))
+        self.index_member(mno)
+        return len(self) - before
+
     # ----------------------------------------------------------------- reading
     def __len__(self) -> int:
         return len(self.flags)
