@@ -66,7 +66,8 @@ class _RawLines:
         try:
             fh = self.handles.get(mno)
             if fh is None:
-                fh = self.handles[mno] = open(ix.members[mno].readable, "rb")
+                # Kept open for the rows that follow (not a `with`); close() or __del__ shuts them.
+                fh = self.handles[mno] = open(ix.members[mno].readable, "rb")  # noqa: SIM115
             fh.seek(ix.offset[row])
             return fh.read(ix.length[row])
         except OSError:

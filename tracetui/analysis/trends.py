@@ -155,7 +155,7 @@ def trend_summary(indexes: RunIndex | Sequence[RunIndex], buckets: int = BUCKETS
     total = sum(counts)
     all_buckets: list[Bucket] = []
     exact = True
-    for ix, n in zip(ixs, counts):
+    for ix, n in zip(ixs, counts, strict=True):
         if not n:
             continue
         share_of = max(1, round(buckets * n / total)) if len(ixs) > 1 else buckets

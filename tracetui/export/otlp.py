@@ -253,11 +253,12 @@ def _read_spans(index: RunIndex) -> Iterator[tuple[int, Span]]:
             if mno != current:
                 if handle is not None:
                     handle.close()
-                handle, current = None, mno
+                current = mno
                 try:
-                    handle = open(im.readable, "rb")
+                    # Open across this member's rows (not a `with`); closed here or below.
+                    handle = open(im.readable, "rb")  # noqa: SIM115
                 except OSError:
-                    pass
+                    handle = None
             if handle is None:
                 continue  # the member vanished (rotated away): its spans cannot be exported
             handle.seek(index.offset[row])

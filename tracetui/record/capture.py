@@ -16,6 +16,7 @@ can simply stop reading, which a thread blocked in ``read`` cannot.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -86,8 +87,9 @@ class StreamTap:
         self._json_limit = json_limit
         self._json: bytearray | None = bytearray()
         self._json_seen_start = False
+        # Written chunk by chunk for the life of the tap (not a `with`); finish() closes it.
         self._spool = (
-            tempfile.NamedTemporaryFile(prefix="tracetui-", suffix=".out", delete=False)
+            tempfile.NamedTemporaryFile(prefix="tracetui-", suffix=".out", delete=False)  # noqa: SIM115
             if spool
             else None
         )
@@ -245,14 +247,10 @@ def _start_failure(argv0: str, cwd: str, exc: OSError) -> tuple[str, int]:
 
 def kill_group(proc: subprocess.Popen[bytes], grace: float) -> None:
     """TERM the child's process group, then KILL whatever is still in it after ``grace`` s."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(grace)
-    except subprocess.TimeoutExpired:
-        pass
     try:
         # The group outlives its leader while grandchildren are in it: probe, then KILL the rest.
         os.killpg(proc.pid, 0)
@@ -310,10 +308,8 @@ def run_captured(
     taps = {proc.stdout.fileno(): stdout_tap, proc.stderr.fileno(): stderr_tap}
     sel = selectors.DefaultSelector()
     for fd in taps:
-        try:
+        with contextlib.suppress(OSError):  # a bigger pipe is only an optimisation
             fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
-        except OSError:
-            pass
         sel.register(fd, selectors.EVENT_READ)
     deadline = None if timeout is None else t0 + timeout
     timed_out = cancelled = False
@@ -343,10 +339,9 @@ def run_captured(
             elif proc.poll() is not None:
                 break
             else:
-                try:  # pipes closed but the child lives on: wait for it, still watching the clock
+                # Pipes closed but the child lives on: wait for it, still watching the clock.
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(0.1 if deadline is None else max(0.0, min(0.1, deadline - now)))
-                except subprocess.TimeoutExpired:
-                    pass
             if on_progress is not None and time.monotonic() >= next_progress:
                 on_progress(stdout_tap.total, stderr_tap.total)
                 next_progress = time.monotonic() + 0.1

@@ -410,7 +410,7 @@ def _install_handlers(cancel: threading.Event, caught: list[int]) -> dict[int, A
             caught.append(signum)
         cancel.set()
 
-    previous = {}
+    previous: dict[int, Any] = {}
     for signum in (signal.SIGINT, signal.SIGTERM):
         previous[signum] = signal.signal(signum, on_signal)
     return previous

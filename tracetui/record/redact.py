@@ -117,11 +117,11 @@ class Redactor:
         patterns = [r.partial_end for r in self.all_rules() if cut_after and r.partial_end]
         patterns += [r.partial_start for r in self.all_rules() if cut_before and r.partial_start]
         for pattern in patterns:
-            m = pattern.search(text)
-            if m is not None:
-                keep_end = m.end("keep") if "keep" in pattern.groupindex else m.start()
-                if keep_end < m.end():
-                    edge.append((keep_end, m.end()))
+            found = pattern.search(text)
+            if found is not None:
+                keep_end = found.end("keep") if "keep" in pattern.groupindex else found.start()
+                if keep_end < found.end():
+                    edge.append((keep_end, found.end()))
         text, more = _replace_spans(text, edge)
         return text, count + more
 

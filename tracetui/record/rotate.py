@@ -9,6 +9,7 @@ from ``B`` because ``B`` itself is renamed away by rotation.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from collections.abc import Mapping
@@ -44,17 +45,13 @@ def rotate(base: str, keep: int) -> None:
 
 
 def _remove(path: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def _rename(src: str, dst: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):  # a gap in the set (a member deleted by hand)
         os.replace(src, dst)
-    except FileNotFoundError:
-        pass  # a gap in the set (a member deleted by hand) is not an error
 
 
 def append_record(

@@ -11,9 +11,11 @@ worker; every error becomes a notification, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from functools import partial
+from typing import Any
 
 from textual.app import App
 
@@ -51,16 +53,14 @@ def write_new(directory: str, stem: str, text: str) -> str:
                 fh.write(text)
         except BaseException:
             # A half-written report would pass for a whole one: remove it.
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(path)
-            except OSError:
-                pass
             raise
         return path
     raise FileExistsError(f"{MAX_SUFFIX} reports named {stem}*.md already exist in {directory}")
 
 
-def export_report(app: App[object], index: RunIndex | None, row: int | None) -> None:
+def export_report(app: App[Any], index: RunIndex | None, row: int | None) -> None:
     """Check the selection, then render and write the report on a thread worker."""
     if index is None or row is None or not 0 <= row < len(index):
         app.notify("no span selected", timeout=3)
@@ -77,7 +77,7 @@ def export_report(app: App[object], index: RunIndex | None, row: int | None) -> 
     )
 
 
-def _export(app: App[object], index: RunIndex, row: int) -> None:
+def _export(app: App[Any], index: RunIndex, row: int) -> None:
     try:
         text = render_report(index, row)
         path = os.path.abspath(write_new(os.getcwd(), report_stem(index.ids[row], row), text))
@@ -94,7 +94,7 @@ def _export(app: App[object], index: RunIndex, row: int) -> None:
         _tell(app, f"report written to {path}")
 
 
-def _tell(app: App[object], message: str, *, error: bool = False) -> None:
+def _tell(app: App[Any], message: str, *, error: bool = False) -> None:
     # notify() is not thread-safe: hand it to the app's loop. An error may quote trace text.
     app.call_from_thread(
         app.notify,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -53,7 +55,7 @@ def _pretty(key: str) -> str:
 class HelpScreen(ModalScreen[None]):
     """Keys and panes; any of Esc, q or ? closes it."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape,q,question_mark",
             "dismiss",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -17,7 +19,9 @@ from tracetui.store.runset import Run
 class RunPicker(ModalScreen[int]):
     """Returns the position of the chosen run in the list it was given."""
 
-    BINDINGS = [Binding("escape,q", "quit_app", "Quit", id="picker.quit", tooltip="Leave tracetui")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "quit_app", "Quit", id="picker.quit", tooltip="Leave tracetui")
+    ]
 
     def __init__(self, runs: list[Run]) -> None:
         super().__init__()

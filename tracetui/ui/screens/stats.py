@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -130,7 +130,7 @@ class StatsScreen(ModalScreen[None]):
 
     Modal (drawn opaque, full size) so the viewer's keys do not act on the list hidden below."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,s", "close", "Close", id="stats.close", tooltip="Back to the run"),
     ]
 

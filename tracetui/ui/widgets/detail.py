@@ -7,6 +7,8 @@ saying how much was left out of the drawing (the raw view is bounded the same wa
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import orjson
 from rich.style import Style
 from rich.text import Text
@@ -28,7 +30,7 @@ MAX_DRAWN = 24_000
 class DetailBody(Static):
     """The text of the detail pane (a Static so it wraps; styles come from the theme)."""
 
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "detail--label",
         "detail--heading",
         "detail--banner",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
@@ -13,7 +15,7 @@ from tracetui.store.index import RunIndex
 class RunHeader(Static):
     """Run name, files, spans, failed, truncated, hidden bytes, bad lines, state."""
 
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "header--name",
         "header--failed",
         "header--trunc",
@@ -70,7 +72,7 @@ class RunHeader(Static):
         t.append(neutralize_line(self.name_text), self.st("name"))
         ix = self.index
         if ix is not None:
-            s = ix.stats
+            s = ix.snapshot().stats  # totals that agree, while the follower appends
             files = sum(1 for m in ix.members if m.member.number >= 0)
             facts: list[tuple[str, str]] = [
                 (f"{files} file{'s' if files != 1 else ''}", ""),
