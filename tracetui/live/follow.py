@@ -19,22 +19,11 @@ from __future__ import annotations
 import gzip
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, overload
 
-from tracetui.live.rotation import RotationTracking
-from tracetui.live.watch import (
-    HEAD,
-    DirWatch,
-    FileState,
-    Waiter,
-    ident_of,
-    iterate_rows,
-    make_waiter,
-    run_loop,
-    spool,
-)
+from tracetui.live.rotation import RotationTracker
+from tracetui.live.watch import HEAD, DirWatch, FileState, Waiter, ident_of, make_waiter, spool
 from tracetui.model.spans import Span
 from tracetui.store import fastindex
 from tracetui.store.index import RunIndex
@@ -61,11 +50,17 @@ class RowItems(Sequence[Item]):
     def __init__(
         self, index: RunIndex, first: int, count: int, known: dict[int, Item] | None = None
     ) -> None:
-        self.index, self.first, self.count = index, first, count
-        self.known = known or {}
+        # Private names: ``index`` and ``count`` would shadow the Sequence methods of that name.
+        self._index, self._first, self._count = index, first, count
+        self._known = known or {}
+
+    @property
+    def first(self) -> int:
+        """Index row of item 0."""
+        return self._first
 
     def __len__(self) -> int:
-        return self.count
+        return self._count
 
     @overload
     def __getitem__(self, i: int) -> Item: ...
@@ -74,17 +69,17 @@ class RowItems(Sequence[Item]):
 
     def __getitem__(self, i: int | slice) -> Item | list[Item]:
         if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(self.count))]
+            return [self[k] for k in range(*i.indices(self._count))]
         if i < 0:
-            i += self.count
-        if not 0 <= i < self.count:
+            i += self._count
+        if not 0 <= i < self._count:
             raise IndexError(i)
-        row = self.first + i
-        got = self.known.get(row)
-        return got if got is not None else self.index.get(row)
+        row = self._first + i
+        got = self._known.get(row)
+        return got if got is not None else self._index.get(row)
 
 
-class Follower(RotationTracking):
+class Follower:
     """Keeps ``index`` (created when not given) growing with the run as it is written."""
 
     def __init__(
@@ -110,28 +105,21 @@ class Follower(RotationTracking):
         self.max_backlog = max_backlog
         self.batch = batch
         self.base = run.base
-        self.folder = os.path.dirname(run.base) or os.curdir
-        self.base_name = os.path.basename(run.base)
+        self._rot = RotationTracker(self.index, run.base, self._note)
+        self.folder = self._rot.folder
         self.paused = False
         """True while the consumer's backlog is over ``max_backlog``."""
         self.more = False
         """True when the last poll stopped at ``batch`` rows with more to read."""
         self.notes: list[str] = []
-        self._files: list[FileState] = []
-        self._live: FileState | None = None
         self._sidecar: FileState | None = None
-        self._pending: deque[FileState] = deque()
-        """Finished files still to read, oldest first; the live base waits for them."""
         self._started = False
         self._budget = 0
         self._first_row = -1
         self._count = 0
         self._known: dict[int, Item] = {}
-        self._dir_mtime = -1
-        self._unsettled = False
-        """A scan left files it could not classify yet: scan again on the next poll."""
         self.truncated_seen = False
-        self._last_scan = 0.0
+        """The live base no longer starts with what was read: a copy-and-truncate happened."""
         self._dirwatch = DirWatch(self.folder, on_new_run) if watch_dir and on_new_run else None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -177,13 +165,13 @@ class Follower(RotationTracking):
                 continue
             # Opened now, so the inode is the one listed even if a rotation renames it next.
             f = FileState(m.path, m.number, m.gz, ident_of(os.fstat(fh.fileno())), fh=fh)
-            self._files.append(f)
+            self._rot.files.append(f)
             if m.number == 0 and not m.gz:
-                self._live = f
+                self._rot.live = f
             else:
-                self._pending.append(f)
+                self._rot.pending.append(f)
         self._open_sidecar(quiet=False)
-        self._scan_if_changed(force=True)
+        self._rot.scan_if_changed(force=True)
 
     def _open_sidecar(self, *, quiet: bool = True) -> None:
         """Start reading the run's re-runs file: at start, or when a first re-run creates it."""
@@ -201,12 +189,12 @@ class Follower(RotationTracking):
 
     def _drain(self) -> bool:
         """Read queued finished files in order; False when the batch budget ran out."""
-        while self._pending:
-            f = self._pending[0]
+        while self._rot.pending:
+            f = self._rot.pending[0]
             try:
                 if f.gz and not f.spooled and f.fh is not None:
                     raw = f.fh
-                    f.fh = spool(self.index, raw)
+                    f.fh = spool(raw, self.index.adopt_temp)
                     f.spooled = True
                     raw.close()
                 if not self._ingest(f, final=True):
@@ -214,7 +202,7 @@ class Follower(RotationTracking):
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 self._note(f"{os.path.basename(f.path)}: stopped reading: {exc}")
             f.close()
-            self._pending.popleft()
+            self._rot.pending.popleft()
         return True
 
     def _poll_base(self) -> None:
@@ -224,36 +212,36 @@ class Follower(RotationTracking):
             ident: tuple[int, int] | None = ident_of(os.stat(self.base))
         except OSError:
             ident = None
-        live = self._live
+        live = self._rot.live
         if live is not None and ident != live.ident:
             # Rotated away (renamed, deleted): nobody writes it any more. Finish it through
             # the handle we hold, partial last line included, before anything newer.
             if not self._ingest(live, final=True):
                 return
             live.close()
-            self._live = live = None
-            self._scan()
+            self._rot.live = live = None
+            self._rot.scan()
         elif live is not None and live.fh is not None:
             try:
                 st: os.stat_result | None = os.fstat(live.fh.fileno())
             except OSError:
                 st = None
             if st is not None and live.was_truncated(st):
-                self._on_truncated(live)
-                live = self._live
+                self._rot.on_truncated(live)
+                live = self._rot.live
             else:
                 # Generations copied and truncated away before we read a byte of them must
                 # be read before what the base holds now.
-                self._scan_if_changed(force=self._unsettled)
+                self._rot.scan_if_changed(force=self._rot.unsettled)
         else:
-            self._scan_if_changed()
+            self._rot.scan_if_changed()
         if not self._drain():
             return
         if live is not None:
             self._ingest(live, final=False)
             if self.truncated_seen:
                 self.truncated_seen = False
-                self._on_truncated(live)
+                self._rot.on_truncated(live)
                 self._drain()
         elif ident is not None:
             self._open_base()
@@ -265,8 +253,8 @@ class Follower(RotationTracking):
             return  # gone again between stat and open: the next poll will see it
         ident = ident_of(os.fstat(fh.fileno()))
         f = FileState(self.base, 0, False, ident, fh=fh)
-        self._files.append(f)
-        self._live = f
+        self._rot.files.append(f)
+        self._rot.live = f
         self._ingest(f, final=False)
 
     # ------------------------------------------------------------------ reading
@@ -350,7 +338,7 @@ class Follower(RotationTracking):
                 if f.mno is None:
                     f.mno = self._register(f)
                 first = len(self.index)
-                fastindex.apply(self.index, f.mno, [item])
+                self.index.append(f.mno, [item])
                 if len(self.index) > first:
                     if self._first_row < 0:
                         self._first_row = first
@@ -403,7 +391,7 @@ class Follower(RotationTracking):
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-        for f in self._files:
+        for f in self._rot.files:
             f.close()
         if self._sidecar is not None:
             self._sidecar.close()
@@ -420,3 +408,40 @@ def _unread(fh: IO[bytes], consumed: int) -> int:
         return os.fstat(fh.fileno()).st_size - consumed
     except OSError:
         return 0
+
+
+def run_loop(follower: Follower, waiter: Waiter, stop: threading.Event) -> None:
+    """The follower thread: poll, and sleep on the waiter only when there is nothing to read."""
+    while not stop.is_set():
+        try:
+            added = follower.poll_once()
+        except Exception as exc:
+            follower._note(f"follow error: {type(exc).__name__}: {exc}")
+            added = 0
+        if not follower.more:
+            waiter.wait(busy=added > 0, paused=follower.paused)
+
+
+def iterate_rows(
+    follower: Follower, waiter: Waiter, stop: threading.Event | None
+) -> Iterator[tuple[int, Item]]:
+    """``(row, item)`` for every row the follower adds, in order, until ``stop`` is set."""
+    pending: list[tuple[int, Item]] = []
+    prev = follower.on_rows
+
+    def collect(first: int, items: list[Item]) -> None:
+        pending.extend(enumerate(items, first))
+        if prev is not None:
+            prev(first, items)
+
+    follower.on_rows = collect
+    try:
+        while stop is None or not stop.is_set():
+            added = follower.poll_once()
+            yield from pending
+            pending.clear()
+            if not follower.more:
+                waiter.wait(busy=added > 0, paused=follower.paused)
+    finally:
+        follower.on_rows = prev
+        waiter.close()

@@ -1,5 +1,6 @@
 """How the follower tells what happened to a run's files: rotation by rename, copy-and-truncate,
-compression to ``.gz``, deletion (a mixin of :class:`tracetui.live.follow.Follower`).
+compression to ``.gz``, deletion. The :class:`RotationTracker` is owned by the follower
+(:class:`tracetui.live.follow.Follower`), which asks it after each look at the folder.
 
 Files are known by inode and by their first bytes, never by name; see the follower's module
 docstring for the cases and why each is handled the way it is.
@@ -10,64 +11,62 @@ from __future__ import annotations
 import gzip
 import os
 import time
-from typing import TYPE_CHECKING
+from collections import deque
+from collections.abc import Callable
 
 from tracetui.live.watch import HEAD, FileState, OnDisk, list_members, read_head, same_start, spool
-
-if TYPE_CHECKING:
-    from collections import deque
-
-    from tracetui.store.index import RunIndex
-    from tracetui.store.runset import Run
+from tracetui.store.index import RunIndex
 
 RESCAN_EVERY = 2.0
 """Seconds between full directory rescans even when the folder's mtime did not change."""
 
 
-class RotationTracking:
-    """The follower's bookkeeping of member files as a writer rotates them."""
+class RotationTracker:
+    """The follower's bookkeeping of a run's member files as a writer rotates them.
 
-    # Provided by Follower.
-    run: Run
-    index: RunIndex
-    folder: str
-    base: str
-    _files: list[FileState]
-    _live: FileState | None
-    _pending: deque[FileState]
-    _dir_mtime: int
-    _unsettled: bool
-    _last_scan: float
-    truncated_seen: bool
+    It re-points the index's members (through the index's own methods) when their files move,
+    and queues files written since the last look, oldest first, for the follower to read.
+    """
 
-    def _register(self, f: FileState) -> int:
-        raise NotImplementedError
+    def __init__(self, index: RunIndex, base: str, note: Callable[[str], None]) -> None:
+        self.index = index
+        self.base = base
+        self.folder = os.path.dirname(base) or os.curdir
+        self.base_name = os.path.basename(base)
+        self._note = note
+        self.files: list[FileState] = []
+        """Every member file seen, gone ones included."""
+        self.live: FileState | None = None
+        """The base file being written, when open."""
+        self.pending: deque[FileState] = deque()
+        """Finished files still to read, oldest first; the live base waits for them."""
+        self._dir_mtime = -1
+        self.unsettled = False
+        """A scan left files it could not classify yet: scan again on the next poll."""
+        self._last_scan = 0.0
 
-    def _note(self, text: str) -> None:
-        raise NotImplementedError
-
-    def _on_truncated(self, live: FileState) -> None:
+    def on_truncated(self, live: FileState) -> None:
         """Copy-and-truncate: the consumed rows now live in a copy; the base starts afresh."""
         fresh = FileState(self.base, 0, False, live.ident, fh=live.fh)
         live.fh = None
-        self._live = None
-        self._scan(truncated=live)
+        self.live = None
+        self.scan(truncated=live)
         if not live.gone and live.ident == fresh.ident:
             # No copy found: the rows we had are gone from disk.
             self._gone(live, "base file was truncated and no copy of it was found")
-        self._files.append(fresh)
-        self._live = fresh
+        self.files.append(fresh)
+        self.live = fresh
 
-    def _scan_if_changed(self, *, force: bool = False) -> None:
+    def scan_if_changed(self, *, force: bool = False) -> None:
         try:
             mtime = os.stat(self.folder).st_mtime_ns
         except OSError:
             return
         now = time.monotonic()
         if force or mtime != self._dir_mtime or now - self._last_scan > RESCAN_EVERY:
-            self._scan()
+            self.scan()
 
-    def _scan(self, *, truncated: FileState | None = None) -> None:
+    def scan(self, *, truncated: FileState | None = None) -> None:
         """Match the rotated files on disk to known ones: by inode, then by their first bytes.
 
         Unknown files that are not copies of content already read are generations written
@@ -87,8 +86,8 @@ class RotationTracking:
                     e.fh.close()
 
     def _classify(self, entries: list[OnDisk], truncated: FileState | None) -> None:
-        live = self._live
-        known = {f.ident: f for f in self._files if not f.gone}
+        live = self.live
+        known = {f.ident: f for f in self.files if not f.gone}
         present: set[int] = set()
         unknown: list[OnDisk] = []
         live_rotated = False
@@ -107,15 +106,15 @@ class RotationTracking:
             for f in known.values()
             if id(f) not in present and f is not truncated and f is not live
         ]
-        gone = [f for f in self._files if f.gone]
+        gone = [f for f in self.files if f.gone]
         base_head: bytes | None = None
-        self._unsettled = False
+        self.unsettled = False
         for e in unknown:
             head = e.head
             if not head or (b"\n" not in head and len(head) < HEAD):
                 # Empty, or not even one line yet (a copier or compressor still writing it):
                 # too little to recognise. Look again later.
-                self._unsettled = True
+                self.unsettled = True
                 continue
             if truncated is not None and same_start(head, truncated.head):
                 self._adopt_copy(truncated, e)
@@ -131,23 +130,23 @@ class RotationTracking:
             if any(same_start(head, f.head) for f in known.values()):
                 continue  # a copy of a member still present (compression, copy in progress)
             if live_rotated:
-                self._unsettled = True
+                self.unsettled = True
                 continue  # the old base is not finished yet: classify on the next poll
             if base_head is None:
-                base_head = self._live_head()
+                base_head = self.live_head()
             if base_head.startswith(head):
-                self._unsettled = True
+                self.unsettled = True
                 continue  # a copy of the current base being made: not rotated yet
             f = FileState(e.path, e.number, e.gz, e.ident)
-            self._files.append(f)
+            self.files.append(f)
             self._queue(f, e)
         for f in vanished:
             self._gone(f)
 
-    def _live_head(self) -> bytes:
+    def live_head(self) -> bytes:
         """The base's first bytes now, read through our own handle when we hold one (by name,
         the base may already be deleted or replaced)."""
-        live = self._live
+        live = self.live
         if live is not None and live.fh is not None:
             try:
                 return os.pread(live.fh.fileno(), HEAD, 0)
@@ -161,10 +160,10 @@ class RotationTracking:
             return
         f.path, f.number = path, number
         if f.mno is not None:
-            im = self.index.members[f.mno]
-            im.member.path, im.member.number = path, number
-            if not im.member.gz:
-                im.readable = path
+            plain = not self.index.members[f.mno].member.gz
+            self.index.repoint_member(
+                f.mno, path=path, number=number, readable=path if plain else None
+            )
 
     def _repoint(
         self, f: FileState, path: str, number: int, gz: bool, ident: tuple[int, int]
@@ -175,20 +174,22 @@ class RotationTracking:
             return
         im = self.index.members[f.mno]
         was_gz = im.member.gz and bool(im.readable)
-        im.member.path, im.member.number, im.member.gz = path, number, gz
         if not gz:
-            im.readable = path
+            self.index.repoint_member(f.mno, path=path, number=number, gz=gz, readable=path)
             return
         if was_gz:
-            return  # its readable copy is already a decompressed copy of this content
+            # Its readable copy is already a decompressed copy of this content.
+            self.index.repoint_member(f.mno, path=path, number=number, gz=gz)
+            return
         try:
             with open(path, "rb") as fh:
-                copy = spool(self.index, fh)
-            im.readable = copy.name if isinstance(copy.name, str) else path
+                copy = spool(fh, self.index.adopt_temp)
+            readable = copy.name if isinstance(copy.name, str) else path
             copy.close()
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             self._note(f"{os.path.basename(path)}: cannot decompress: {exc}")
-            im.readable = ""
+            readable = ""
+        self.index.repoint_member(f.mno, path=path, number=number, gz=gz, readable=readable)
 
     def _adopt_copy(self, f: FileState, e: OnDisk) -> None:
         """The truncated base's copy: re-point its rows there and queue what we had not read."""
@@ -201,13 +202,13 @@ class RotationTracking:
         if f.fh is not None:
             f.fh.seek(0)
             f.spooled = False
-            self._pending.append(f)
+            self.pending.append(f)
 
     def _gone(self, f: FileState, why: str | None = None) -> None:
         f.gone = True
         if f.mno is not None:
             # Reads of its rows now fail with "cannot read … (rotated away?)" rather than
             # landing in whatever file takes its name.
-            self.index.members[f.mno].readable = ""
+            self.index.repoint_member(f.mno, readable="")
             if why:
                 self._note(f"{os.path.basename(f.path)}: {why}")

@@ -9,7 +9,6 @@ containers where events do not arrive); a watcher that fails to start falls back
 :class:`DirWatch` notices new run files appearing in a folder (the UI offers them).
 :class:`FileState` and :func:`list_members` are how the follower recognises a member file: by
 ``(st_dev, st_ino)`` and by its first bytes (inode numbers are reused; copies keep content).
-:func:`run_loop` and :func:`iterate_rows` drive a follower (thread or generator).
 """
 
 from __future__ import annotations
@@ -20,15 +19,11 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from tracetui.store.runset import RUN_SUFFIXES, SIDECAR_SUFFIX, split_member_name
-
-if TYPE_CHECKING:
-    from tracetui.live.follow import Follower, Item
-    from tracetui.store.index import RunIndex
 
 POLL_MIN = 0.05
 """Seconds between polls while the run is active."""
@@ -139,10 +134,11 @@ def read_head(path: str, gz: bool) -> bytes | None:
         return None
 
 
-def spool(index: RunIndex, fh: IO[bytes]) -> IO[bytes]:
-    """Decompress a gzip member to a temp file the index owns (removed by ``index.close``)."""
+def spool(fh: IO[bytes], adopt: Callable[[str], None]) -> IO[bytes]:
+    """Decompress a gzip member to a temp file; ``adopt`` takes ownership of its path (the
+    index's ``adopt_temp``: it is removed when the index closes)."""
     fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
-    index.adopt_temp(tmp)
+    adopt(tmp)
     with os.fdopen(fd, "wb") as out, gzip.GzipFile(fileobj=fh, mode="rb") as src:
         shutil.copyfileobj(src, out, 1 << 20)
     return open(tmp, "rb", buffering=0)
@@ -310,40 +306,3 @@ class DirWatch:
             self.known.add(path)
             self.on_new_run(path)
         return new
-
-
-def run_loop(follower: Follower, waiter: Waiter, stop: threading.Event) -> None:
-    """The follower thread: poll, and sleep on the waiter only when there is nothing to read."""
-    while not stop.is_set():
-        try:
-            added = follower.poll_once()
-        except Exception as exc:
-            follower._note(f"follow error: {type(exc).__name__}: {exc}")
-            added = 0
-        if not follower.more:
-            waiter.wait(busy=added > 0, paused=follower.paused)
-
-
-def iterate_rows(
-    follower: Follower, waiter: Waiter, stop: threading.Event | None
-) -> Iterator[tuple[int, Item]]:
-    """``(row, item)`` for every row the follower adds, in order, until ``stop`` is set."""
-    pending: list[tuple[int, Item]] = []
-    prev = follower.on_rows
-
-    def collect(first: int, items: list[Item]) -> None:
-        pending.extend(enumerate(items, first))
-        if prev is not None:
-            prev(first, items)
-
-    follower.on_rows = collect
-    try:
-        while stop is None or not stop.is_set():
-            added = follower.poll_once()
-            yield from pending
-            pending.clear()
-            if not follower.more:
-                waiter.wait(busy=added > 0, paused=follower.paused)
-    finally:
-        follower.on_rows = prev
-        waiter.close()

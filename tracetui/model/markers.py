@@ -28,7 +28,7 @@ class Marker:
     clip: str | None
     """Where the cut was: ``head`` (the start was kept), ``tail``, ``head_tail``, or None if unsaid."""
     count: int | None
-    """The withheld amount the marker states, or None when it states none."""
+    """The withheld amount the marker states; None when it states none, or one too long to read."""
     unit: str | None
     """Unit of ``count``: ``bytes``, ``chars``, ``lines``, ``tokens`` or ``kb``; None with no count."""
     start: int
@@ -168,10 +168,11 @@ def find_marker(text: str) -> Marker | None:
         count: int | None = None
         if group:
             raw = m.group(group)
-            count = (
-                int(float(raw)) if unit != "kb" else _persisted_withheld(text, m.end(), float(raw))
-            )
-            if unit == "kb":
+            if unit != "kb":
+                count = _count(raw)
+            else:
+                kb = _count_kb(raw)
+                count = None if kb is None else _persisted_withheld(text, m.end(), kb)
                 unit = "bytes"
         return Marker(family, clip, count, unit if count is not None else None, m.start(), m.end())
     return None
@@ -187,6 +188,19 @@ _HINTS = (
     "more lines",
     "too long",
 )
+
+
+_MAX_DIGITS = 30
+"""A count of more digits is no count (and int() of a few thousand digits would raise)."""
+
+
+def _count(raw: str) -> int | None:
+    return int(raw) if len(raw) <= _MAX_DIGITS else None
+
+
+def _count_kb(raw: str) -> float | None:
+    # float() of a long digit string is inf, which int() refuses: such a size is no size.
+    return float(raw) if len(raw) <= _MAX_DIGITS else None
 
 
 def _persisted_withheld(text: str, after: int, total_kb: float) -> int:

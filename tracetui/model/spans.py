@@ -4,7 +4,8 @@ A *span* is one run of one command. Records arrive in several dialects (SPEC §2
 ``tracetui/1``, the minimal *truncation-span* contract, and the *feedback-record* shape fed to the
 next agent turn. :func:`normalize` turns any of them into a :class:`Span`; keys it does not know
 are kept in ``Span.raw`` for the raw view. Truncation is judged from evidence (a flag, bytes over
-the cap, or a marker in the preview), never trusted from flags alone.
+the cap, or a marker in the preview), never trusted from flags alone, by
+:func:`tracetui.model.truncation.judge_stream` — here and in the index's fast facts alike.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracetui.model.markers import Marker, find_marker
+from tracetui.model.truncation import judge_stream
 
 STREAMS = ("stdout", "stderr")
 
@@ -63,24 +65,8 @@ class StreamFacts:
     preview_items: int | None
     """Complete items in what the consumer was shown; None when unknown."""
 
-    @property
-    def hidden_bytes(self) -> int | None:
-        """Bytes the consumer never saw: 0 when not truncated, None when it cannot be told."""
-        if self.truncated is False:
-            return 0
-        if self.truncated is None:
-            return None
-        if self.bytes is not None and (self.head_bytes is not None or self.tail_bytes is not None):
-            return max(0, self.bytes - (self.head_bytes or 0) - (self.tail_bytes or 0))
-        if self.bytes is not None and self.cap is not None:
-            return max(0, self.bytes - self.cap)
-        if (
-            self.marker is not None
-            and self.marker.unit in ("bytes", "chars")
-            and self.marker.count is not None
-        ):
-            return self.marker.count  # for characters a lower bound: a character is a byte or more
-        return None
+    hidden_bytes: int | None
+    """Bytes the consumer never saw: 0 when not truncated, None when it cannot be told."""
 
     @property
     def shown_bytes(self) -> int | None:
@@ -280,12 +266,13 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
         preview = f.text(f"{s}_tail")
         marker = find_marker(preview)
         # No byte counts in this dialect: a marker proves a cut, its absence proves nothing.
+        truncated, hidden = judge_stream(None, None, None, marker, None, None)
         return StreamFacts(
             s,
             None,
             None,
             None,
-            True if marker else None,
+            truncated,
             "tail" if marker else None,
             preview,
             marker,
@@ -297,19 +284,16 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
             None,
             None,
             None,
+            hidden,
         )
     nbytes = f.int_(f"{s}_bytes")
     cap = f.int_(f"{s}_cap")
     flag = f.bool_(f"{s}_truncated")
     preview = f.text(f"preview_{s}")
     marker = find_marker(preview)
-    truncated = (
-        flag is True
-        or (nbytes is not None and cap is not None and nbytes > cap)
-        or marker is not None
-    )
-    if not truncated and nbytes is None and flag is None:
-        truncated = None  # no byte count, no flag, no marker: nothing tells either way
+    head_bytes = f.int_(f"{s}_head_bytes")
+    tail_bytes = f.int_(f"{s}_tail_bytes")
+    truncated, hidden = judge_stream(nbytes, cap, flag, marker, head_bytes, tail_bytes)
     clip = f.str_(f"{s}_clip")
     if clip not in (None, "head", "tail", "head_tail"):
         f.problems.append(f"{s}_clip: unknown clip mode {clip!r}")
@@ -330,11 +314,12 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
         sha256=f.str_(f"{s}_sha256"),
         full_sha256=f.str_(f"{s}_full_sha256"),
         head_sha256=f.str_(f"{s}_head_sha256"),
-        head_bytes=f.int_(f"{s}_head_bytes"),
+        head_bytes=head_bytes,
         tail_sha256=f.str_(f"{s}_tail_sha256"),
-        tail_bytes=f.int_(f"{s}_tail_bytes"),
+        tail_bytes=tail_bytes,
         items=f.int_(f"{s}_items"),
         preview_items=f.int_(f"preview_{s}_items"),
+        hidden_bytes=hidden,
     )
 
 
@@ -379,8 +364,8 @@ def normalize(obj: Any) -> Span:
 
 # --------------------------------------------------------------------------- fast facts
 # Indexing a million spans cannot afford a full Span per line. quick_facts() computes just what
-# the index keeps, with the same judgement as normalize(); any value of an unexpected type sends
-# the record down the slow path so the two can never disagree (tests compare them).
+# the index keeps, with the same judgement as normalize() (both call judge_stream); any value of
+# an unexpected type sends the record down the slow path so the two can never disagree.
 
 _INT = int
 _STREAM_KEYS = {
@@ -426,9 +411,7 @@ def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | N
         tail = obj.get(ktail)
         if tail is not None and type(tail) is not str:
             raise _Slow
-        if tail and find_marker(tail) is not None:
-            return True, None
-        return None, None
+        return judge_stream(None, None, None, find_marker(tail) if tail else None, None, None)
     nbytes = _opt_int(obj.get(kb))
     cap = _opt_int(obj.get(kc))
     flag = obj.get(kf)
@@ -437,23 +420,9 @@ def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | N
     preview = obj.get(kp)
     if preview is not None and type(preview) is not str:
         raise _Slow
+    head, tail = _opt_int(obj.get(khb)), _opt_int(obj.get(ktb))
     marker = find_marker(preview) if preview else None
-    if (
-        flag is True
-        or (nbytes is not None and cap is not None and nbytes > cap)
-        or marker is not None
-    ):
-        head, tail = _opt_int(obj.get(khb)), _opt_int(obj.get(ktb))
-        if nbytes is not None and (head is not None or tail is not None):
-            return True, max(0, nbytes - (head or 0) - (tail or 0))
-        if nbytes is not None and cap is not None:
-            return True, max(0, nbytes - cap)
-        if marker is not None and marker.unit in ("bytes", "chars") and marker.count is not None:
-            return True, marker.count  # as StreamFacts.hidden_bytes: chars are a lower bound
-        return True, None
-    if nbytes is None and flag is None:
-        return None, None
-    return False, 0
+    return judge_stream(nbytes, cap, flag, marker, head, tail)
 
 
 def quick_facts(obj: Any) -> Facts:

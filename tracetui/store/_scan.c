@@ -13,14 +13,21 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
+/* Row flag bits and column values: tracetui/model/flags.py defines them; the module exports these
+ * copies (FAILED, TRUNCATED, ...) and tests/unit/test_judgement.py checks that they are equal. */
 #define F_FAILED 2
 #define F_TRUNCATED 4
 #define F_TRUNC_UNKNOWN 8
 #define F_NULL_EXIT 16
 #define NO_EXIT INT32_MIN
+#define NO_VALUE -1
+/* Hidden bytes at or past this are not believed (tracetui/model/truncation.py HIDDEN_LIMIT). Byte
+ * counts beyond +-HIDDEN_LIMIT go to Python, so the arithmetic below cannot overflow. */
+#define HIDDEN_LIMIT (INT64_C(1) << 53)
 #define MAX_DEPTH 256
 
 enum { V_ABSENT = 0, V_NULL, V_INT, V_TRUE, V_FALSE, V_STR, V_OTHER };
@@ -31,6 +38,7 @@ typedef struct {
     const unsigned char *s; /* string contents (raw, between the quotes) */
     Py_ssize_t slen;
     int escaped; /* the string held a backslash escape */
+    int letter_escape; /* a \\u escape spelt a character of a hint word: only Python can tell */
     int hint;    /* the string holds a word that may belong to a truncation marker */
 } Val;
 
@@ -63,6 +71,8 @@ static void skip_ws(Cur *c) {
 static char HINTS[MAX_HINTS][64];
 static size_t HINT_LENS[MAX_HINTS];
 static int NHINTS = 0;
+/* Bytes that occur in some hint word: a \\u escape of one may spell a hint the raw text hides. */
+static unsigned char HINT_BYTE[128];
 
 /* One pass over the string: PAIR[a << 8 | b] holds the hints that start with bytes a, b. */
 static uint32_t PAIR[65536];
@@ -99,7 +109,7 @@ static int hexval(unsigned char ch) {
 static void parse_string(Cur *c, Val *v) {
     const unsigned char *p = c->p + 1, *end = c->end;
     const unsigned char *start = p;
-    int escaped = 0;
+    int escaped = 0, letter_escape = 0;
     while (p < end) {
         /* Eight bytes at a time while none is special (most of a line is plain ASCII text). */
         while (end - p >= 8) {
@@ -120,6 +130,7 @@ static void parse_string(Cur *c, Val *v) {
                 v->s = start;
                 v->slen = p - start;
                 v->escaped = escaped;
+                v->letter_escape = letter_escape;
             }
             c->p = p + 1;
             return;
@@ -132,6 +143,8 @@ static void parse_string(Cur *c, Val *v) {
                 if (p + 6 > end) break;
                 if (hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0) break;
                 if ((p[2] == 'd' || p[2] == 'D') && hexval(p[3]) >= 8) c->slow = 1; /* surrogates */
+                if (p[2] == '0' && p[3] == '0' && hexval(p[4]) < 8 && HINT_BYTE[hexval(p[4]) << 4 | hexval(p[5])])
+                    letter_escape = 1;
                 p += 6;
                 continue;
             }
@@ -310,7 +323,7 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Val *val
             if (k >= 0) {
                 /* Only the shown text can hold a marker; other strings need no hint search. */
                 int text = k == K_OUT_PREVIEW || k == K_ERR_PREVIEW || k == K_OUT_TAIL || k == K_ERR_TAIL;
-                tmp.hint = (text && tmp.kind == V_STR) ? has_hint(tmp.s, tmp.slen) : 0;
+                tmp.hint = (text && tmp.kind == V_STR) ? (tmp.letter_escape || has_hint(tmp.s, tmp.slen)) : 0;
                 vals[k] = tmp; /* a repeated key: the last one wins, as in orjson */
             }
             skip_ws(&c);
@@ -336,12 +349,18 @@ static int str_prefix(const Val *v, const char *lit) {
 }
 
 static int opt_int(const Val *v) { return v->kind == V_ABSENT || v->kind == V_NULL || v->kind == V_INT; }
+/* A byte count small enough that sums and differences of three of them stay exact. */
+static int opt_count(const Val *v) {
+    return v->kind == V_ABSENT || v->kind == V_NULL || (v->kind == V_INT && v->num > -HIDDEN_LIMIT && v->num < HIDDEN_LIMIT);
+}
+static int64_t believable(int64_t hidden) { return hidden >= HIDDEN_LIMIT ? NO_VALUE : hidden > 0 ? hidden : 0; }
 static int is_none(const Val *v) { return v->kind == V_ABSENT || v->kind == V_NULL; }
 
-/* Per-stream verdict for the non-feedback dialects. Returns 0 when the Python path must decide. */
+/* Per-stream verdict for the non-feedback dialects: the same rule as judge_stream() in
+ * tracetui/model/truncation.py. Returns 0 when the Python path must decide. */
 static int stream_facts(Val *vals, int kb, int kc, int kf, int kp, int kh, int kt, int *trunc, int64_t *hidden) {
     Val *b = &vals[kb], *cap = &vals[kc], *flag = &vals[kf], *prev = &vals[kp], *head = &vals[kh], *tail = &vals[kt];
-    if (!opt_int(b) || !opt_int(cap) || !opt_int(head) || !opt_int(tail)) return 0;
+    if (!opt_count(b) || !opt_count(cap) || !opt_count(head) || !opt_count(tail)) return 0;
     if (!(is_none(flag) || flag->kind == V_TRUE || flag->kind == V_FALSE)) return 0;
     if (!(is_none(prev) || prev->kind == V_STR)) return 0;
     int by_flag_or_bytes = flag->kind == V_TRUE || (b->kind == V_INT && cap->kind == V_INT && b->num > cap->num);
@@ -350,24 +369,23 @@ static int stream_facts(Val *vals, int kb, int kc, int kf, int kp, int kh, int k
         if (b->kind == V_INT && (head->kind == V_INT || tail->kind == V_INT)) {
             int64_t h = b->num - (head->kind == V_INT ? head->num : 0) - (tail->kind == V_INT ? tail->num : 0);
             *trunc = 1;
-            *hidden = h > 0 ? h : 0;
+            *hidden = believable(h);
             return 1;
         }
         if (b->kind == V_INT && cap->kind == V_INT) {
-            int64_t h = b->num - cap->num;
             *trunc = 1;
-            *hidden = h > 0 ? h : 0;
+            *hidden = believable(b->num - cap->num);
             return 1;
         }
         if (may_mark) return 0; /* the marker's count would decide the hidden bytes */
         *trunc = 1;
-        *hidden = -1;
+        *hidden = NO_VALUE;
         return 1;
     }
     if (may_mark) return 0; /* a marker may make it truncated: Python's find_marker decides */
     if (is_none(b) && is_none(flag)) {
         *trunc = -1; /* truncation unknown */
-        *hidden = -1;
+        *hidden = NO_VALUE;
         return 1;
     }
     *trunc = 0;
@@ -384,7 +402,7 @@ typedef struct {
 
 /* The same judgement as spans.quick_facts; ok=0 sends the line to Python. */
 static Facts line_facts(Val *vals) {
-    Facts f = {0, NO_EXIT, 0, -1};
+    Facts f = {0, NO_EXIT, 0, NO_VALUE};
     Val *schema = &vals[K_SCHEMA];
     int feedback = 0, truncspan = 0;
     if (schema->kind == V_STR && schema->escaped) return f;
@@ -418,7 +436,7 @@ static Facts line_facts(Val *vals) {
             if (v->kind == V_STR && v->hint) return f;
         }
         t_out = t_err = -1;
-        h_out = h_err = -1;
+        h_out = h_err = NO_VALUE;
     } else {
         if (!stream_facts(vals, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB, &t_out, &h_out)) return f;
         if (!stream_facts(vals, K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, &t_err, &h_err)) return f;
@@ -432,7 +450,7 @@ static Facts line_facts(Val *vals) {
     }
     if (t_out == 1 || t_err == 1) f.flags |= F_TRUNCATED;
     else if (t_out == -1 || t_err == -1) f.flags |= F_TRUNC_UNKNOWN;
-    if (h_out < 0 && h_err < 0) f.hidden = -1;
+    if (h_out < 0 && h_err < 0) f.hidden = NO_VALUE;
     else f.hidden = (h_out > 0 ? h_out : 0) + (h_err > 0 ? h_err : 0);
     f.ok = 1;
     return f;
@@ -474,8 +492,10 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
             o->off[r] = base_offset + (p - data);
             o->len[r] = nl - p;
             o->line[r] = (int32_t)(first_line + line);
-            Facts f = {0, NO_EXIT, 0, -1};
+            Facts f = {0, NO_EXIT, 0, NO_VALUE};
             if (parse_line(p, nl, vals)) f = line_facts(vals);
+            /* Python sums without bound: a row that would overflow this sum is Python's to add. */
+            if (f.ok && f.hidden > 0 && o->hidden_sum > LLONG_MAX - f.hidden) f.ok = 0;
             IdSpan *ids = &o->idspan[r];
             ids->cid_len = ids->pid_len = -1;
             if (f.ok) {
@@ -496,7 +516,7 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
             } else {
                 o->exit[r] = NO_EXIT;
                 o->flag[r] = 0;
-                o->hid[r] = -1;
+                o->hid[r] = NO_VALUE;
                 o->slow[o->nslow++] = (int32_t)r;
             }
         }
@@ -600,6 +620,10 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
     }
     NHINTS = (int)n;
     memset(PAIR, 0, sizeof(PAIR));
+    memset(HINT_BYTE, 0, sizeof(HINT_BYTE));
+    for (int h = 0; h < NHINTS; h++)
+        for (size_t i = 0; i < HINT_LENS[h]; i++)
+            if ((unsigned char)HINTS[h][i] < 128) HINT_BYTE[(unsigned char)HINTS[h][i]] = 1;
     for (int h = 0; h < NHINTS; h++)
         PAIR[(unsigned)(unsigned char)HINTS[h][0] << 8 | (unsigned char)HINTS[h][1]] |= (uint32_t)1 << h;
     Py_DECREF(fast);
@@ -623,5 +647,22 @@ PyMODINIT_FUNC PyInit__scan(void) {
         BUCKET[n][fill[n]++] = k;
         BUCKET[n][fill[n]] = -1;
     }
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (PyModule_AddIntConstant(m, "FAILED", F_FAILED) < 0 ||
+        PyModule_AddIntConstant(m, "TRUNCATED", F_TRUNCATED) < 0 ||
+        PyModule_AddIntConstant(m, "TRUNC_UNKNOWN", F_TRUNC_UNKNOWN) < 0 ||
+        PyModule_AddIntConstant(m, "NULL_EXIT", F_NULL_EXIT) < 0 ||
+        PyModule_AddIntConstant(m, "NO_EXIT", NO_EXIT) < 0 ||
+        PyModule_AddIntConstant(m, "NO_VALUE", NO_VALUE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *limit = PyLong_FromLongLong(HIDDEN_LIMIT);
+    if (!limit || PyModule_AddObject(m, "HIDDEN_LIMIT", limit) < 0) { /* steals only on success */
+        Py_XDECREF(limit);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -1,8 +1,8 @@
-"""Bulk indexing through the C scanner (``_scan``), with the pure-Python path as the fallback.
+"""Bulk scanning through the C scanner (``_scan``), with the pure-Python path as the fallback.
 
 The scanner validates and reads whole buffers of lines in C with the GIL released, so members of
-a rotated set are scanned on two threads at once; their results are then applied to the index in
-set order. Lines it cannot judge exactly (markers that decide truncation, odd types, escaped ids,
+a rotated set are scanned on two threads at once. It only reads: it yields batches that the index
+(their one owner, :meth:`tracetui.store.index.RunIndex.append`) applies, in set order. Lines it cannot judge exactly (markers that decide truncation, odd types, escaped ids,
 bad JSON) come back as "slow" rows and go through :func:`tracetui.store.reader.parse_facts`, so
 both paths give the same index. Without the compiled module (no compiler at install time) or
 with ``TRACETUI_NO_C=1``, :func:`available` is False and callers read line by line.
@@ -13,16 +13,11 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tracetui.model import markers
-from tracetui.store.reader import MAX_LINE, RawLine, iter_lines, parse_facts
-
-if TYPE_CHECKING:
-    from tracetui.store.index import RunIndex
+from tracetui.store.reader import MAX_LINE, RawLine, iter_lines
 
 try:
     from tracetui.store import _scan  # type: ignore[attr-defined]
@@ -32,7 +27,6 @@ except ImportError:  # built without a C compiler: the Python path does the same
     _scan = None
 
 CHUNK = 4 << 20
-WORKERS = 2
 
 
 def available() -> bool:
@@ -112,25 +106,6 @@ def _slice(buf: bytearray, base: int, offsets: bytearray, k: int, lengths: bytea
     return bytes(buf[off - base : off - base + length]) if length <= MAX_LINE else b""
 
 
-def apply(
-    index: RunIndex, mno: int, items: Iterator[Item] | list[Item], *, register: bool = True
-) -> None:
-    """Append scanned items to the index, in order.
-
-    ``register=False`` leaves command ids out of ``index.id_rows`` (a bulk build registers them
-    all at once at the end, which is much cheaper than batch by batch into a growing dict).
-    """
-    im = index.members[mno]
-    for item in items:
-        if isinstance(item, RawLine):
-            index.add_line(mno, item, register=register)
-            continue
-        _apply_batch(index, mno, item, register=register)
-        res = item.result
-        im.size = max(im.size, _end_of(res))
-        im.lines = max(im.lines, _last_line(res))
-
-
 def batch_end(batch: Batch) -> int:
     """Byte offset just past the batch's last line."""
     return _end_of(batch.result)
@@ -153,100 +128,3 @@ def _end_of(res: tuple[Any, ...]) -> int:
 def _last_line(res: tuple[Any, ...]) -> int:
     lines = res[4]
     return int.from_bytes(lines[-4:], "little", signed=True) if lines else 0
-
-
-def _apply_batch(index: RunIndex, mno: int, batch: Batch, *, register: bool = True) -> None:
-    (
-        _consumed,
-        _nlines,
-        offsets,
-        lengths,
-        line_nos,
-        hidden,
-        exits,
-        flags,
-        slow,
-        ids,
-        parents,
-        failed,
-        truncated,
-        hidden_sum,
-        last_failed,
-    ) = batch.result
-    n = len(ids)
-    if n == 0:
-        return
-    path = index.members[mno].member.path
-    with index._lock:
-        row0 = len(index.flags)
-        index.member_no.extend(repeat(mno, n))
-        index.offset.frombytes(offsets)
-        index.length.frombytes(lengths)
-        index.line_no.frombytes(line_nos)
-        index.hidden.frombytes(hidden)
-        index.exit.frombytes(exits)
-        index.flags.frombytes(flags)
-        index.ids.extend(ids)
-        stats = index.stats
-        stats.spans += n - len(batch.slow_lines)
-        stats.failed += failed
-        stats.truncated += truncated
-        stats.hidden_bytes += hidden_sum
-        if last_failed >= 0:
-            index.latest_failure = row0 + last_failed
-        parent_ids = index.parent_ids
-        for k, pid in parents:
-            parent_ids[row0 + k] = pid
-        slow_rows = array("i")
-        slow_rows.frombytes(slow)
-        for k, data in zip(slow_rows, batch.slow_lines):
-            row = row0 + k
-            length = index.length[row]
-            raw = RawLine(
-                index.line_no[row], index.offset[row], length, data if length <= MAX_LINE else None
-            )
-            index.fill_row(row, parse_facts(raw, path), sidecar=False)
-        if register:
-            index.register_ids(row0, row0 + n)
-        index.generation += 1
-
-
-def index_member_fast(index: RunIndex, mno: int, progress: Callable[[int], None] | None) -> bool:
-    """Index member ``mno`` from where indexing stopped; False when the C scanner is unavailable."""
-    if not available():
-        return False
-    im = index.members[mno]
-    apply(index, mno, scan_member(im.readable, im.size, im.lines, progress))
-    return True
-
-
-def index_members_parallel(
-    index: RunIndex, mnos: list[int], progress: Callable[[int], None] | None = None
-) -> bool:
-    """Scan several fresh members on worker threads, then apply them in set order."""
-    if not available() or len(mnos) < 2:
-        return False
-    done: dict[int, int] = {}
-
-    def member_progress(m: int) -> Callable[[int], None] | None:
-        if progress is None:
-            return None
-
-        def report(offset: int) -> None:  # the bytes read over all members, not one member's offset
-            done[m] = offset
-            progress(sum(done.values()))
-
-        return report
-
-    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
-        futures = [
-            pool.submit(
-                lambda m=m: list(scan_member(index.members[m].readable, 0, 0, member_progress(m)))
-            )
-            for m in mnos
-        ]
-        first = len(index)
-        for mno, fut in zip(mnos, futures):
-            apply(index, mno, fut.result(), register=False)
-        index.register_ids(first, len(index))
-    return True

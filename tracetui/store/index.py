@@ -1,15 +1,24 @@
-"""A compact index over a run: offsets plus a few columns per row, spans parsed on demand.
+"""A compact index over a run, and the one owner of a run's state: offsets plus a few columns
+per row, spans parsed on demand.
 
 A million spans must not become a million dicts. Each row (a span or a bad line, in set order)
 keeps its member, offset, length and line number, and the handful of facts that navigation,
 the header and the summary need: exit code, flags, hidden bytes, ids. Everything else is parsed
 from the file when a row is shown, through a small LRU cache.
 
-Rows are only ever appended, so the follower can grow an index while the UI reads it.
+Concurrency (docs/architecture.md): one writer at a time — the follower's thread while a run is
+followed, the building thread otherwise — changes the index only through the methods in the
+"writing" section below, each holding ``_lock`` for its whole change. A row becomes visible to
+readers only when it is complete: ``len(index)`` is the *committed* count, published as the last
+step of a write, so a reader on another thread never sees a row whose columns are still being
+filled. Readers may read the columns (``flags``, ``exit``, ``ids``…) of any row below
+``len(index)`` without the lock; whatever they iterate (parent links, totals) they take as a
+snapshot from a method that copies under the lock (:meth:`links`, :meth:`snapshot`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import shutil
@@ -17,8 +26,9 @@ import tempfile
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from itertools import repeat
 
 from tracetui.model.flags import (
     BAD,
@@ -32,21 +42,24 @@ from tracetui.model.flags import (
     TRUNCATED,
 )
 from tracetui.model.spans import Facts, Span
+from tracetui.store import fastindex
+from tracetui.store.fastindex import Batch, Item
+from tracetui.store.linefiles import LineFiles
 from tracetui.store.reader import (
+    MAX_LINE,
     BadLine,
     RawLine,
     is_blank,
     iter_lines,
     open_member,
     parse_facts,
-    parse_line,
 )
 from tracetui.store.runset import Member, Run
 
 
 @dataclass(slots=True)
 class Stats:
-    """Running totals, updated as rows are added (the header reads them)."""
+    """Running totals of the committed rows (the header and the summary read them)."""
 
     spans: int = 0
     bad_lines: int = 0
@@ -55,13 +68,26 @@ class Stats:
     hidden_bytes: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the index holds at one moment, copied under its lock: totals that agree."""
+
+    rows: int
+    """Committed rows."""
+    stats: Stats
+    latest_failure: int | None
+    """Row of the latest failure among the committed rows, or None."""
+    generation: int
+
+
 @dataclass(slots=True)
 class IndexedMember:
     """A member as the index knows it, with where to read it from."""
 
     member: Member
     readable: str
-    """Path used for random access: the member itself, or a decompressed copy of a gz member."""
+    """Path used for random access: the member itself, a decompressed copy of a gz member, or
+    "" once the file is gone (reads of its rows then say so)."""
     size: int = 0
     """Bytes indexed so far (of the decompressed stream for gz)."""
     lines: int = 0
@@ -69,7 +95,7 @@ class IndexedMember:
 
 
 class RunIndex:
-    """Rows of one run in set order. Thread-safe for one writer and many readers."""
+    """Rows of one run in set order. One writer (under ``_lock``), many readers."""
 
     def __init__(self, run: Run, *, cache_size: int = 512) -> None:
         self.run = run
@@ -83,7 +109,7 @@ class RunIndex:
         self.hidden = array("q")
         self.ids: list[str | None] = []
         self.parent_ids: dict[int, str] = {}
-        """Row → parent id, only for rows that name a parent."""
+        """Row → parent id, only for rows that name a parent (look up; iterate :meth:`links`)."""
         self.id_rows: dict[str, int] = {}
         """Command id → first row carrying it."""
         self.duplicates: dict[str, list[int]] = {}
@@ -91,75 +117,171 @@ class RunIndex:
         self.bad: dict[int, BadLine] = {}
         self.stats = Stats()
         self.latest_failure: int | None = None
+        """Row of the latest failure (committed rows only)."""
         self.generation = 0
-        """Bumped on every append; caches keyed on it know when to refresh."""
+        """Bumped on every commit; caches keyed on it know when to refresh."""
         self.partial = False
-        """True for a peek (:func:`peek_index`): only the newest rows, line numbers relative."""
+        """True for a peek (:func:`tracetui.store.build.peek_index`): only the newest rows."""
+        self._committed = 0
+        self._links: list[tuple[int, str]] = []
+        """``(row, parent id)`` in the order rows were filled (append-only)."""
+        self._links_committed = 0
+        self._latest_pending: int | None = None
         self._cache: OrderedDict[int, Span | BadLine] = OrderedDict()
         self._cache_size = cache_size
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._temps: list[str] = []
-        self._fds: OrderedDict[tuple[int, str], int] = OrderedDict()
+        self._files = LineFiles()
 
-    # ----------------------------------------------------------------- building
-    def add_member(self, member: Member, readable: str | None = None) -> int:
+    # ------------------------------------------------------------------ writing
+    def add_member(self, member: Member, readable: str | None = None, *, start: int = 0) -> int:
         """Register a member; returns its number in ``self.members``.
 
         ``readable`` is where rows are read from when it is not the member itself (the follower
         passes its own decompressed spool of a gz member, which may be renamed under it).
+        ``start`` is the byte offset its indexing begins at (a peek skips the member's start).
         """
         if readable is None:
             readable = self._decompressed_copy(member.path) if member.gz else member.path
-        self.members.append(IndexedMember(member, readable))
-        return len(self.members) - 1
+        with self._lock:
+            self.members.append(IndexedMember(member, readable, size=start))
+            return len(self.members) - 1
+
+    def repoint_member(
+        self,
+        mno: int,
+        *,
+        path: str | None = None,
+        number: int | None = None,
+        gz: bool | None = None,
+        readable: str | None = None,
+    ) -> None:
+        """A member's file moved (rotation), was compressed or copied, or vanished
+        (``readable=""``): its rows are read from where it is now."""
+        with self._lock:
+            im = self.members[mno]
+            m = im.member
+            im.member = Member(
+                m.path if path is None else path,
+                m.number if number is None else number,
+                m.gz if gz is None else gz,
+            )
+            if readable is not None:
+                im.readable = readable
+            self._cache.clear()  # parsed rows stay right, but a BadLine "rotated away" may not
 
     def adopt_temp(self, path: str) -> None:
         """Take ownership of a temporary file: it is removed when the index closes."""
-        self._temps.append(path)
+        with self._lock:
+            self._temps.append(path)
 
     def _decompressed_copy(self, path: str) -> str:
         # Random access into gzip is slow; one decompressed spool per gz member keeps every
         # later read a seek. The copy lives on disk, not in memory.
         fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
+        self.adopt_temp(tmp)
         with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
             shutil.copyfileobj(src, out, 1 << 20)
-        self._temps.append(tmp)
         return tmp
 
-    def add_line(
-        self,
-        mno: int,
-        raw: RawLine,
-        parsed: Facts | BadLine | None = None,
-        *,
-        register: bool = True,
-    ) -> int | None:
-        """Index one line; returns its row, or None for a blank line."""
+    def add_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine | None = None) -> int | None:
+        """Index one line and commit it; returns its row, or None for a blank line."""
         if is_blank(raw):
             return None
         im = self.members[mno]
         if parsed is None:
             parsed = parse_facts(raw, im.member.path)
         with self._lock:
-            row = len(self.flags)
-            self.member_no.append(mno)
-            self.offset.append(raw.offset)
-            self.length.append(raw.length)
-            self.line_no.append(raw.line_no)
-            self.flags.append(0)
-            self.exit.append(NO_EXIT)
-            self.hidden.append(NO_VALUE)
-            self.ids.append(None)
-            self.fill_row(row, parsed, sidecar=im.member.number < 0)
-            if register:
-                self.register_ids(row, row + 1)
-            im.lines = max(im.lines, raw.line_no)
-            im.size = max(im.size, raw.offset + raw.length + (1 if raw.complete else 0))
-            self.generation += 1
+            row = self._append_line(mno, raw, parsed)
+            self._register_ids(row, row + 1)
+            self._commit()
         return row
 
-    def fill_row(self, row: int, parsed: Facts | BadLine, *, sidecar: bool) -> None:
-        """Set an appended row's columns and count it (ids are registered by register_ids)."""
+    def _append_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine) -> int:
+        im = self.members[mno]
+        row = len(self.flags)
+        self.member_no.append(mno)
+        self.offset.append(raw.offset)
+        self.length.append(raw.length)
+        self.line_no.append(raw.line_no)
+        self.flags.append(0)
+        self.exit.append(NO_EXIT)
+        self.hidden.append(NO_VALUE)
+        self.ids.append(None)
+        self._fill_row(row, parsed, sidecar=im.member.number < 0)
+        im.lines = max(im.lines, raw.line_no)
+        im.size = max(im.size, raw.offset + raw.length + (1 if raw.complete else 0))
+        return row
+
+    def append(self, mno: int, items: Iterable[Item], *, register: bool = True) -> int:
+        """Append scanned items (batches from the C scanner, odd lines) in order; rows added.
+
+        Each item is committed as it is applied. ``register=False`` leaves command ids out of
+        ``id_rows`` until :meth:`register_all` (a bulk build registers them once at the end,
+        much cheaper than batch by batch into a growing dict); chains wait for that too.
+        """
+        before = len(self)
+        for item in items:
+            if isinstance(item, RawLine):
+                if is_blank(item):
+                    continue
+                parsed = parse_facts(item, self.members[mno].member.path)
+                with self._lock:
+                    row = self._append_line(mno, item, parsed)
+                    if register:
+                        self._register_ids(row, row + 1)
+                    self._commit()
+                continue
+            with self._lock:
+                self._append_batch(mno, item, register=register)
+                self._commit()
+        return len(self) - before
+
+    def _append_batch(self, mno: int, batch: Batch, *, register: bool) -> None:
+        res = batch.result  # the scanner's columns, in the order _scan.c builds them
+        offsets, lengths, line_nos, hidden, exits, flags, slow, ids, parents = res[2:11]
+        failed, truncated, hidden_sum, last_failed = res[11:15]
+        im = self.members[mno]
+        n = len(ids)
+        if n:
+            row0 = len(self.flags)
+            self.member_no.extend(repeat(mno, n))
+            self.offset.frombytes(offsets)
+            self.length.frombytes(lengths)
+            self.line_no.frombytes(line_nos)
+            self.hidden.frombytes(hidden)
+            self.exit.frombytes(exits)
+            self.flags.frombytes(flags)
+            self.ids.extend(ids)
+            stats = self.stats
+            stats.spans += n - len(batch.slow_lines)
+            stats.failed += failed
+            stats.truncated += truncated
+            stats.hidden_bytes += hidden_sum
+            if last_failed >= 0:
+                self._latest_pending = row0 + last_failed
+            for k, pid in parents:
+                self._link(row0 + k, pid)
+            slow_rows = array("i")
+            slow_rows.frombytes(slow)
+            path = im.member.path
+            for k, data in zip(slow_rows, batch.slow_lines, strict=True):
+                row = row0 + k
+                length = self.length[row]
+                raw = RawLine(
+                    self.line_no[row],
+                    self.offset[row],
+                    length,
+                    data if length <= MAX_LINE else None,
+                )
+                self._fill_row(row, parse_facts(raw, path), sidecar=False)
+            if register:
+                self._register_ids(row0, row0 + n)
+        im.size = max(im.size, fastindex.batch_end(batch))
+        im.lines = max(im.lines, fastindex.batch_last_line(batch))
+
+    def _fill_row(self, row: int, parsed: Facts | BadLine, *, sidecar: bool) -> None:
+        """Set an appended row's columns and count it (ids are registered by _register_ids)."""
         if isinstance(parsed, BadLine):
             self.flags[row] = BAD
             self.hidden[row] = 0
@@ -172,8 +294,8 @@ class RunIndex:
         if parsed.failed:
             flags |= FAILED
             stats.failed += 1
-            if not sidecar and (self.latest_failure is None or row > self.latest_failure):
-                self.latest_failure = row
+            if not sidecar and (self._latest_pending is None or row > self._latest_pending):
+                self._latest_pending = row
         if parsed.exit_code is None:
             flags |= NULL_EXIT
         if parsed.truncated:
@@ -191,13 +313,23 @@ class RunIndex:
         self.hidden[row] = NO_VALUE if hidden is None else hidden
         self.ids[row] = parsed.command_id
         if parsed.parent_command_id is not None:
-            self.parent_ids[row] = parsed.parent_command_id
+            self._link(row, parsed.parent_command_id)
 
-    def register_ids(self, start: int, stop: int) -> None:
+    def _link(self, row: int, pid: str) -> None:
+        self.parent_ids[row] = pid
+        self._links.append((row, pid))
+
+    def register_all(self, start: int = 0) -> None:
+        """Register the command ids of rows from ``start`` (after ``append(register=False)``)."""
+        with self._lock:
+            self._register_ids(start, len(self.flags))
+            self._commit()
+
+    def _register_ids(self, start: int, stop: int) -> None:
         """Record rows' command ids for chains, in row order (the first occurrence wins)."""
         ids = self.ids[start:stop]
         # Built at C speed: reversed, so the first occurrence of an id is the one kept.
-        batch = dict(zip(reversed(ids), range(stop - 1, start - 1, -1)))
+        batch = dict(zip(reversed(ids), range(stop - 1, start - 1, -1), strict=True))
         batch.pop(None, None)
         if len(batch) == len(ids) - ids.count(None):
             if not self.id_rows:
@@ -215,13 +347,19 @@ class RunIndex:
                 if first != row:
                     self.duplicates.setdefault(cid, [first]).append(row)
 
+    def _commit(self) -> None:
+        """Publish the rows appended so far (the caller holds the lock): the last step."""
+        self.latest_failure = self._latest_pending
+        self._links_committed = len(self._links)
+        self.generation += 1
+        self._committed = len(self.flags)
+
     def index_member(self, mno: int, progress: Callable[[int], None] | None = None) -> None:
         """Read a whole member from where indexing stopped (all of it, the first time)."""
-        from tracetui.store.fastindex import index_member_fast
-
-        if self.members[mno].member.number >= 0 and index_member_fast(self, mno, progress):
-            return
         im = self.members[mno]
+        if im.member.number >= 0 and fastindex.available():
+            self.append(mno, fastindex.scan_member(im.readable, im.size, im.lines, progress))
+            return
         with open_member(im.readable, False) as fh:
             fh.seek(im.size)
             last_report = 0
@@ -238,20 +376,39 @@ class RunIndex:
         follower reads the sidecar by itself and must not be doubled by this. Raises OSError
         when the file cannot be read.
         """
-        self.run.sidecar = path
-        before = len(self)
-        mno = next((i for i, im in enumerate(self.members) if im.member.number < 0), None)
-        if mno is None:
-            mno = self.add_member(Member(path, -1, False))
-        self.index_member(mno)
-        return len(self) - before
+        with self._lock:
+            self.run.sidecar = path
+            before = len(self)
+            mno = next((i for i, im in enumerate(self.members) if im.member.number < 0), None)
+            if mno is None:
+                mno = self.add_member(Member(path, -1, False))
+            self.index_member(mno)
+            return len(self) - before
 
-    # ----------------------------------------------------------------- reading
+    # ------------------------------------------------------------------ reading
     def __len__(self) -> int:
-        return len(self.flags)
+        return self._committed
+
+    def snapshot(self) -> Snapshot:
+        """Totals, latest failure and row count that agree with each other."""
+        with self._lock:
+            return Snapshot(
+                self._committed, replace(self.stats), self.latest_failure, self.generation
+            )
+
+    def links(self, start: int = 0) -> list[tuple[int, str]]:
+        """``(row, parent id)`` of committed rows naming a parent, from the ``start``-th on.
+
+        A copy: a reader iterates it while the writer goes on appending. The order is the
+        order rows were filled, which is row order except around rows patched in a batch.
+        """
+        with self._lock:
+            return self._links[start : self._links_committed]
 
     def get(self, row: int) -> Span | BadLine:
         """The parsed row (cached); a vanished member yields a BadLine saying so."""
+        if not 0 <= row < self._committed:
+            raise IndexError(row)
         with self._lock:
             hit = self._cache.get(row)
             if hit is not None:
@@ -260,48 +417,14 @@ class RunIndex:
             if row in self.bad:
                 return self.bad[row]
             im = self.members[self.member_no[row]]
+            path, readable = im.member.path, im.readable
             offset, length, line_no = self.offset[row], self.length[row], self.line_no[row]
-        parsed = self._read(im, offset, length, line_no)
+        parsed = self._files.read(path, readable, offset, length, line_no)
         with self._lock:
             self._cache[row] = parsed
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return parsed
-
-    def _read(self, im: IndexedMember, offset: int, length: int, line_no: int) -> Span | BadLine:
-        try:
-            data = os.pread(self._fd(im), length, offset)
-        except OSError as exc:
-            return BadLine(
-                im.member.path, line_no, offset, f"cannot read: {exc.strerror} (rotated away?)"
-            )
-        if len(data) != length:
-            return BadLine(
-                im.member.path,
-                line_no,
-                offset,
-                "line no longer in the file (rotated or truncated?)",
-            )
-        return parse_line(RawLine(line_no, offset, length, data), im.member.path)
-
-    def _fd(self, im: IndexedMember) -> int:
-        """An open descriptor for a member's readable file, kept for the next row shown.
-
-        Keyed on the member object *and* its current path: when the follower re-points a member
-        (rotation, copy-truncate, dropped), the next read opens the file it now names.
-        """
-        key = (id(im), im.readable)
-        with self._lock:
-            fd = self._fds.get(key)
-            if fd is not None:
-                self._fds.move_to_end(key)
-                return fd
-        fd = os.open(im.readable, os.O_RDONLY)
-        with self._lock:
-            self._fds[key] = fd
-            while len(self._fds) > 16:
-                os.close(self._fds.popitem(last=False)[1])
-        return fd
 
     def span(self, row: int) -> Span | None:
         got = self.get(row)
@@ -318,7 +441,7 @@ class RunIndex:
         return path, line
 
     def row_at(self, path: str, offset: int) -> int | None:
-        """The row of the line at ``offset`` in member ``path`` (to carry a selection across indexes)."""
+        """The row of the line at ``offset`` in member ``path`` (to carry a selection across)."""
         from bisect import bisect_left, bisect_right
 
         mnos = [i for i, im in enumerate(self.members) if im.member.path == path]
@@ -326,8 +449,9 @@ class RunIndex:
             return None
         # Members are read one after another, so member numbers never decrease along the rows,
         # and within a member offsets increase: two bisections find the line.
-        lo = bisect_left(self.member_no, mnos[-1])
-        hi = bisect_right(self.member_no, mnos[-1])
+        n = len(self)
+        lo = bisect_left(self.member_no, mnos[-1], 0, n)
+        hi = bisect_right(self.member_no, mnos[-1], 0, n)
         i = bisect_left(self.offset, offset, lo, hi)
         return i if i < hi and self.offset[i] == offset else None
 
@@ -341,7 +465,7 @@ class RunIndex:
 
     def find(self, start: int, mask: int, step: int, *, wrap: bool = False) -> int | None:
         """Next row after ``start`` (in direction ``step``) whose flags intersect ``mask``."""
-        n = len(self.flags)
+        n = len(self)
         flags = self.flags
         row = start + step
         while 0 <= row < n:
@@ -358,22 +482,15 @@ class RunIndex:
 
     def rows_with(self, mask: int) -> Iterator[int]:
         flags = self.flags
-        return (i for i in range(len(flags)) if flags[i] & mask)
+        return (i for i in range(len(self)) if flags[i] & mask)
 
     def close(self) -> None:
+        self._files.close()
         with self._lock:
-            for fd in self._fds.values():
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            self._fds.clear()
-        for tmp in self._temps:
-            try:
+            temps, self._temps = self._temps, []
+        for tmp in temps:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
-        self._temps.clear()
 
     def __del__(self) -> None:  # temp copies of gz members must not outlive the index
         self.close()
@@ -381,104 +498,3 @@ class RunIndex:
 
 def _clamp32(v: int) -> int:
     return max(-(2**31) + 1, min(2**31 - 1, v))
-
-
-@dataclass(slots=True)
-class LoadResult:
-    index: RunIndex
-    notes: list[str] = field(default_factory=list)
-
-
-def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunIndex:
-    """Index every member of ``run`` in set order (then its re-run sidecar)."""
-    from tracetui.store.fastindex import index_members_parallel
-
-    index = RunIndex(run)
-    if run.source_format is not None:
-        _index_imported(index, run)
-        return index
-    fresh: list[int] = []
-    for member in run.members:
-        try:
-            fresh.append(index.add_member(member))
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            run.notes.append(f"{member.name}: cannot read: {exc}")
-    try:
-        done = index_members_parallel(index, fresh, progress)
-    except OSError as exc:  # a member vanished mid-scan: start over member by member
-        run.notes.append(f"parallel scan stopped ({exc}); reading members one by one")
-        index = RunIndex(run)
-        fresh = [index.add_member(m) for m in run.members if _readable(m)]
-        done = False
-    if not done:
-        for mno in fresh:
-            try:
-                index.index_member(mno, progress)
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                run.notes.append(f"{index.members[mno].member.name}: stopped reading: {exc}")
-    if run.sidecar:
-        side = Member(run.sidecar, -1, False)
-        try:
-            index.index_member(index.add_member(side), progress)
-        except OSError as exc:
-            run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {exc.strerror}")
-    return index
-
-
-def _readable(member: Member) -> bool:
-    return os.path.exists(member.path)
-
-
-def _index_imported(index: RunIndex, run: Run) -> None:
-    """Convert a foreign trace to a temporary JSONL of ``import/<format>`` records, index that."""
-    import orjson
-
-    from tracetui import importers
-
-    fd, tmp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
-    index._temps.append(tmp)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for record in importers.convert(run.base, run.source_format or ""):
-                out.write(orjson.dumps(record, default=str) + b"\n")
-    except (OSError, ValueError) as exc:
-        run.notes.append(f"{run.source_format} import: {exc}")
-    # Rows read from the converted copy; locations still name the original file.
-    im = IndexedMember(Member(run.base, 0, False), tmp)
-    index.members.append(im)
-    index.index_member(len(index.members) - 1)
-
-
-def peek_index(run: Run, tail_bytes: int = 1 << 20) -> RunIndex | None:
-    """The last rows of the newest member, read in a few milliseconds whatever the set's size.
-
-    A stand-in the viewer shows while the whole set is indexed: its rows carry the right
-    member and offset (so a selection survives the swap to the full index), but line numbers
-    count from the peek's start, not the file's (``index.partial`` says so). None when the run
-    has no plain newest member to peek at (gzip'd, imported, missing).
-    """
-    if run.source_format is not None or not run.members:
-        return None
-    newest = run.members[-1]
-    if newest.gz:
-        return None
-    try:
-        size = os.path.getsize(newest.path)
-        with open(newest.path, "rb") as fh:
-            start = max(0, size - tail_bytes)
-            if start:
-                fh.seek(start - 1)
-                # Begin at the first full line inside the window.
-                chunk = fh.read(min(size - start + 1, tail_bytes + 1))
-                nl = chunk.find(b"\n")
-                if nl < 0:
-                    return None
-                start += nl
-            index = RunIndex(run)
-            index.partial = True
-            mno = index.add_member(newest)
-            index.members[mno].size = start
-            index.index_member(mno)
-    except OSError:
-        return None
-    return index

@@ -1,0 +1,139 @@
+"""Building a run's index from what is on disk now: the whole set, or a quick peek at its end.
+
+The building thread is the index's one writer while it builds; nobody else sees the index until
+it is returned (the viewer shows a peek meanwhile). A live run is not built here: the follower
+(:mod:`tracetui.live.follow`) reads it from its start instead.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from tracetui.store import fastindex
+from tracetui.store.index import RunIndex
+from tracetui.store.runset import Member, Run
+
+WORKERS = 2
+"""Members scanned at once by the C scanner (it releases the GIL)."""
+
+
+def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunIndex:
+    """Index every member of ``run`` in set order (then its re-run sidecar)."""
+    index = RunIndex(run)
+    if run.source_format is not None:
+        _index_imported(index, run)
+        return index
+    fresh: list[int] = []
+    for member in run.members:
+        try:
+            fresh.append(index.add_member(member))
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            run.notes.append(f"{member.name}: cannot read: {exc}")
+    try:
+        done = _index_parallel(index, fresh, progress)
+    except OSError as exc:  # a member vanished mid-scan: start over member by member
+        run.notes.append(f"parallel scan stopped ({exc}); reading members one by one")
+        index.close()
+        index = RunIndex(run)
+        fresh = [index.add_member(m) for m in run.members if os.path.exists(m.path)]
+        done = False
+    if not done:
+        for mno in fresh:
+            try:
+                index.index_member(mno, progress)
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                run.notes.append(f"{index.members[mno].member.name}: stopped reading: {exc}")
+    if run.sidecar:
+        side = Member(run.sidecar, -1, False)
+        try:
+            index.index_member(index.add_member(side), progress)
+        except OSError as exc:
+            run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {exc.strerror}")
+    return index
+
+
+def _index_parallel(
+    index: RunIndex, mnos: list[int], progress: Callable[[int], None] | None = None
+) -> bool:
+    """Scan several fresh members on worker threads, then apply them in set order."""
+    if not fastindex.available() or len(mnos) < 2:
+        return False
+    done: dict[int, int] = {}
+
+    def member_progress(m: int) -> Callable[[int], None] | None:
+        if progress is None:
+            return None
+
+        def report(offset: int) -> None:  # the bytes read over all members, not one member's
+            done[m] = offset
+            progress(sum(done.values()))
+
+        return report
+
+    def scan(m: int) -> list[fastindex.Item]:
+        path = index.members[m].readable
+        return list(fastindex.scan_member(path, 0, 0, member_progress(m)))
+
+    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
+        futures = [pool.submit(scan, m) for m in mnos]
+        first = len(index)
+        for mno, fut in zip(mnos, futures, strict=True):
+            index.append(mno, fut.result(), register=False)
+        index.register_all(first)
+    return True
+
+
+def _index_imported(index: RunIndex, run: Run) -> None:
+    """Convert a foreign trace to a temporary JSONL of ``import/<format>`` records, index that."""
+    import orjson
+
+    from tracetui import importers
+
+    fd, tmp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
+    index.adopt_temp(tmp)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for record in importers.convert(run.base, run.source_format or ""):
+                out.write(orjson.dumps(record, default=str) + b"\n")
+    except (OSError, ValueError) as exc:
+        run.notes.append(f"{run.source_format} import: {exc}")
+    # Rows read from the converted copy; locations still name the original file.
+    mno = index.add_member(Member(run.base, 0, False), tmp)
+    index.index_member(mno)
+
+
+def peek_index(run: Run, tail_bytes: int = 1 << 20) -> RunIndex | None:
+    """The last rows of the newest member, read in a few milliseconds whatever the set's size.
+
+    A stand-in the viewer shows while the whole set is indexed: its rows carry the right
+    member and offset (so a selection survives the swap to the full index), but line numbers
+    count from the peek's start, not the file's (``index.partial`` says so). None when the run
+    has no plain newest member to peek at (gzip'd, imported, missing).
+    """
+    if run.source_format is not None or not run.members:
+        return None
+    newest = run.members[-1]
+    if newest.gz:
+        return None
+    try:
+        size = os.path.getsize(newest.path)
+        with open(newest.path, "rb") as fh:
+            start = max(0, size - tail_bytes)
+            if start:
+                fh.seek(start - 1)
+                # Begin at the first full line inside the window.
+                chunk = fh.read(min(size - start + 1, tail_bytes + 1))
+                nl = chunk.find(b"\n")
+                if nl < 0:
+                    return None
+                start += nl
+            index = RunIndex(run)
+            index.partial = True
+            index.index_member(index.add_member(newest, start=start))
+    except OSError:
+        return None
+    return index
