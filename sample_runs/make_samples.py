@@ -64,7 +64,7 @@ def prepare(out: Path, run: str) -> Path:
 def flaky_billing(out: Path) -> None:
     """A billing suite failing past an 8 KiB head cap, retried twice, "fixed" by deselection."""
     run_dir = prepare(out, "flaky-billing")
-    fixed = SUITE + ["--deselect", FAILING_TEST]
+    fixed = [*SUITE, "--deselect", FAILING_TEST]
     # (label, parent label, tool name, argv, duration ms, agent note)
     steps = [
         (

@@ -47,7 +47,7 @@ def run_commands(run_dir: Path, argvs: list[list[str]]) -> dict[tuple[str, ...],
     unique = list(dict.fromkeys(tuple(a) for a in argvs))
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(lambda a: run_one(run_dir, list(a)), unique))
-    return dict(zip(unique, results))
+    return dict(zip(unique, results, strict=True))
 
 
 def run_one(run_dir: Path, argv: list[str]) -> Result:
@@ -137,7 +137,7 @@ def complete_items(text: str, key: str | None) -> int:
     if key is None:
         start = text.find("[")
     else:
-        m = re.search(r'"%s"\s*:\s*\[' % re.escape(key), text)
+        m = re.search(rf'"{re.escape(key)}"\s*:\s*\[', text)
         start = m.end() - 1 if m else -1
     if start < 0:
         return 0

@@ -42,7 +42,7 @@ HEAD_TAIL_AT = 95
 
 def step(task: str, target: str, reruns: int = 0) -> list[str]:
     argv = ["python3", "tools/step.py", task, target]
-    return argv + ["--reruns", str(reruns)] if reruns else argv
+    return [*argv, "--reruns", str(reruns)] if reruns else argv
 
 
 def candidates() -> list[list[str]]:
@@ -242,7 +242,7 @@ def _check(members: list[list[bytes]], dropped: int) -> list[str]:
         return ["five members and dropped records"]
     where: dict[str, int] = {}
     recs: list[tuple[int, dict]] = []
-    for number, chunk in zip(range(KEEP, -1, -1), members):
+    for number, chunk in zip(range(KEEP, -1, -1), members, strict=True):
         for raw in chunk:
             try:
                 rec = json.loads(raw)

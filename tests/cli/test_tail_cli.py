@@ -21,7 +21,7 @@ def rec(i: int, **extra: object) -> bytes:
         "command_id": f"c{i:04d}-long-id",
         "argv": ["echo", str(i)],
         "exit_code": i % 2,
-        "started_at": "2026-11-02T09:00:0%dZ" % (i % 10),
+        "started_at": f"2026-11-02T09:00:0{i % 10}Z",
         "stdout_bytes": 100,
         "stdout_cap": 64,
         "stdout_truncated": True,
@@ -192,7 +192,7 @@ def test_new_run_in_a_followed_directory_is_followed(tmp_path: Path) -> None:
         assert proc.stdout.readline().split()[2] == "c0001-long-i"
         (tmp_path / "b.jsonl").write_bytes(rec(2))
         line = proc.stdout.readline().split()
-        assert (line[0], line[3]) == ("%s/b.jsonl" % tmp_path.name, "c0002-long-i")
+        assert (line[0], line[3]) == (f"{tmp_path.name}/b.jsonl", "c0002-long-i")
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=10)

@@ -147,7 +147,8 @@ async def test_rotation_loses_and_duplicates_nothing(tmp_path: Path) -> None:
         records = [failing(i) if i % 7 == 3 else ok(i) for i in range(n)]
         for i in range(0, n, 6):
             write(run_dir, records[i : i + 6], max_bytes=4096)
-            await until(pilot, lambda: len(app.index) >= ROWS + min(n, i + 6))
+            want = ROWS + min(n, i + 6)
+            await until(pilot, lambda want=want: len(app.index) >= want)
         await pilot.pause(0.05)
         assert os.path.exists(run_dir / f"{BASE}.4")
         ids = [app.index.ids[r] for r in range(ROWS, len(app.index))]

@@ -179,7 +179,7 @@ def flaky() -> tuple[list[object], list[object]]:
         ),
         rec(
             "0006-a1b2c3d4",
-            pytest_cmd + ["--lf"],
+            [*pytest_cmd, "--lf"],
             2,
             "09:02:45.000",
             900,
