@@ -104,7 +104,7 @@ def main() -> None:
     ap.add_argument("--skip-tui", action="store_true")
     args = ap.parse_args()
     base = os.path.join(args.data, "feedback_record.jsonl")
-    files = sorted(glob.glob(base + ".*"), key=lambda p: -int(p.rsplit(".", 1)[1])) + [base]
+    files = [*sorted(glob.glob(base + ".*"), key=lambda p: -int(p.rsplit(".", 1)[1])), base]
     size = sum(os.path.getsize(f) for f in files)
     print(f"set: {len(files)} members, {size / 1e9:.2f} GB ({args.data})\n")
     rows: list[tuple[str, dict]] = []

@@ -55,7 +55,7 @@ def index_of(make_run: Any, records: list[Any], sidecar: list[Any] | None = None
 def test_trend_figures_on_known_numbers(make_run: Any) -> None:
     # A bad line and a sidecar re-run are not spans of the trace: they move no bucket.
     ix = index_of(
-        make_run, RUN[:4] + ["{not json\n"] + RUN[4:], sidecar=[span("r1", 9999, exit_code=1)]
+        make_run, [*RUN[:4], "{not json\n", *RUN[4:]], sidecar=[span("r1", 9999, exit_code=1)]
     )
     got = trends.trend_summary(ix, buckets=4)
     assert got == {

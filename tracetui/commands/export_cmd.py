@@ -8,6 +8,7 @@ reached or refuses, 2 for usage errors and unusable input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -79,8 +80,6 @@ def _write_file(path: str, indexes: list[RunIndex]) -> None:
             otlp.write_json(indexes, fh)
         os.replace(tmp, path)
     except OSError as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise UsageError(f"export: cannot write {path}: {exc.strerror or exc}") from None

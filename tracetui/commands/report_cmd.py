@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -42,10 +43,8 @@ def main(args: argparse.Namespace) -> int:
             fh.write(text)
         os.replace(tmp, args.output)
     except OSError as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise UsageError(f"report: cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"tracetui: report written to {args.output}", file=sys.stderr)
     return 0

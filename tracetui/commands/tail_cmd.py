@@ -14,6 +14,7 @@ import re
 import signal
 import sys
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 DEFAULT_LAST = 10
@@ -138,7 +139,7 @@ class _Source:
         self.pending: deque[tuple[int, Any]] = deque()
         self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
 
-    def _collect(self, first: int, items: list[Any]) -> None:
+    def _collect(self, first: int, items: Sequence[Any]) -> None:
         from tracetui.model.flags import SIDECAR
 
         flags = self.follower.index.flags
@@ -252,10 +253,7 @@ def _text_line(item: Any, path: str, line: int) -> str:
         return neutralize_line(f"!! {path}:{line}: {item.reason}")
     when = _short_time(item.started_at)
     sid = neutralize_line((item.command_id or "-")[:12])
-    if item.exit_code is None:
-        exit_ = "exit —"
-    else:
-        exit_ = f"exit {item.exit_code}"
+    exit_ = "exit —" if item.exit_code is None else f"exit {item.exit_code}"
     sizes = [s.bytes for s in item.streams]
     total = "?" if all(b is None for b in sizes) else _human(sum(b or 0 for b in sizes))
     cut = "✂" if item.truncated else ("?" if item.truncated is None else " ")
