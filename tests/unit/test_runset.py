@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from records import tool
 
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.runset import RunSetError, open_path, split_member_name
 
 SPLITS = [
@@ -73,6 +73,73 @@ def test_missing_members_are_noted(make_run: Any) -> None:
     root = make_run({"B.jsonl": [tool("c")], "B.jsonl.1": [tool("b")], "B.jsonl.3": [tool("a")]})
     (run,) = open_path(str(root / "B.jsonl"))
     assert run.notes == ["rotation members missing: .2"]
+
+
+# (case id, files and the one record each holds, member names read, notes, ids indexed)
+DUPLICATES: list[tuple[str, list[str], list[str], list[str], list[str]]] = [
+    (
+        "rotated-plain-and-gz",
+        ["B.jsonl", "B.jsonl.1", "B.jsonl.2", "B.jsonl.2.gz"],
+        ["B.jsonl.2", "B.jsonl.1", "B.jsonl"],
+        ["both B.jsonl.2 and B.jsonl.2.gz exist; reading B.jsonl.2, ignoring B.jsonl.2.gz"],
+        ["B.jsonl.2", "B.jsonl.1", "B.jsonl"],
+    ),
+    (
+        "base-plain-and-gz",
+        ["B.jsonl", "B.jsonl.gz"],
+        ["B.jsonl"],
+        ["both B.jsonl and B.jsonl.gz exist; reading B.jsonl, ignoring B.jsonl.gz"],
+        ["B.jsonl"],
+    ),
+    (
+        "two-numbers-doubled",
+        ["B.jsonl", "B.jsonl.1", "B.jsonl.1.gz", "B.jsonl.2", "B.jsonl.2.gz"],
+        ["B.jsonl.2", "B.jsonl.1", "B.jsonl"],
+        [
+            "both B.jsonl.1 and B.jsonl.1.gz exist; reading B.jsonl.1, ignoring B.jsonl.1.gz",
+            "both B.jsonl.2 and B.jsonl.2.gz exist; reading B.jsonl.2, ignoring B.jsonl.2.gz",
+        ],
+        ["B.jsonl.2", "B.jsonl.1", "B.jsonl"],
+    ),
+    (
+        "gz-alone-is-read",
+        ["B.jsonl", "B.jsonl.1.gz"],
+        ["B.jsonl.1.gz", "B.jsonl"],
+        [],
+        ["B.jsonl.1.gz", "B.jsonl"],
+    ),
+    (
+        "same-number-spelt-twice",
+        ["B.jsonl", "B.jsonl.1", "B.jsonl.02", "B.jsonl.2"],
+        ["B.jsonl.02", "B.jsonl.1", "B.jsonl"],
+        ["both B.jsonl.02 and B.jsonl.2 exist; reading B.jsonl.02, ignoring B.jsonl.2"],
+        ["B.jsonl.02", "B.jsonl.1", "B.jsonl"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("files", "members", "notes", "ids"),
+    [c[1:] for c in DUPLICATES],
+    ids=[c[0] for c in DUPLICATES],
+)
+@pytest.mark.parametrize("opened", ["base", "gz-member"])
+def test_plain_member_wins_over_its_gz_twin(
+    make_run: Any,
+    files: list[str],
+    members: list[str],
+    notes: list[str],
+    ids: list[str],
+    opened: str,
+) -> None:
+    # Each file's one record is named after the file, so the index shows which file was read.
+    root = make_run({name: [tool(name)] for name in files})
+    path = root / (files[-1] if opened == "gz-member" else "B.jsonl")
+    (run,) = open_path(str(path))
+    assert names(run) == members
+    assert [m.gz for m in run.members] == [n.endswith(".gz") for n in members]
+    assert run.notes == notes
+    assert build_index(run).ids == ids
 
 
 ERRORS = [

@@ -94,18 +94,19 @@ def _run_for(folder: str, base_name: str, names: list[str]) -> Run:
         b, n, gz = split_member_name(name)
         if b == base_name:
             members.append(Member(_join(folder, name), n, gz))
-    # When both B.2 and B.2.gz exist (a compressor mid-way), keep the plain one only.
+    # When both B.2 and B.2.gz exist (a compressor mid-way, the plain file not yet removed), the
+    # plain one is complete and the .gz may not be: read the plain one, whatever the listing order.
+    # (Two plain names for one number, B.2 and B.02, keep the first in name order.)
     by_number: dict[int, Member] = {}
     notes: list[str] = []
-    for m in members:
-        if m.number in by_number:
+    for m in sorted(members, key=lambda m: (m.gz, m.name)):
+        kept = by_number.get(m.number)
+        if kept is None:
+            by_number[m.number] = m
+        else:
             notes.append(
-                f"both {by_number[m.number].name} and {m.name} exist; reading the plain one"
+                f"both {kept.name} and {m.name} exist; reading {kept.name}, ignoring {m.name}"
             )
-            if by_number[m.number].gz and not m.gz:
-                by_number[m.number] = m
-            continue
-        by_number[m.number] = m
     ordered = sorted(by_number.values(), key=lambda m: -m.number)
     numbers = sorted(n for n in by_number if n > 0)
     if numbers:
