@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from records import tool
 
 from tracetui.analysis.chains import ChainIndex
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
 
@@ -120,3 +121,73 @@ def test_groups_agree_with_the_trees_on_random_graphs(make_run: Any) -> None:
     chains = ChainIndex(ix)
     trees = {c.root.row: c.rows() for c in chains.multi_attempt_chains()}
     assert chains.groups() == trees
+
+
+def p(cid: str, parent: str | None = None) -> dict[str, Any]:
+    return tool(cid, parent_command_id=parent)
+
+
+# (case id, records in row order, each cycle's ids exactly once in set order)
+CYCLES: list[tuple[str, list[dict[str, Any]], list[list[str]]]] = [
+    ("two-cycle", [p("a", "b"), p("b", "a")], [["a", "b"]]),
+    ("three-cycle", [p("a", "c"), p("b", "a"), p("c", "b")], [["a", "b", "c"]]),
+    # t's parent is in the cycle, but t is not: walking up from t first must not list it.
+    ("tail-first-into-two-cycle", [p("t", "a"), p("a", "b"), p("b", "a")], [["a", "b"]]),
+    ("tail-last-into-two-cycle", [p("a", "b"), p("b", "a"), p("t", "a")], [["a", "b"]]),
+    (
+        "long-tail-into-cycle",
+        [p("t1", "t2"), p("t2", "t3"), p("t3", "a"), p("a", "b"), p("b", "c"), p("c", "a")],
+        [["a", "b", "c"]],
+    ),
+    (
+        "two-tails-into-one-cycle",
+        [p("s", "b"), p("a", "b"), p("b", "a"), p("t", "a")],
+        [["a", "b"]],
+    ),
+    (
+        "retries-of-cycle-members",
+        [p("a", "b"), p("b", "a"), p("r", "a"), p("q", "r")],
+        [["a", "b"]],
+    ),
+    (
+        "two-separate-cycles",
+        [p("a", "b"), p("x", "y"), p("b", "a"), p("y", "x"), p("t", "x")],
+        [["a", "b"], ["x", "y"]],
+    ),
+    ("no-cycle", [p("a"), p("b", "a"), p("c", "b")], []),
+    ("self-parent-is-no-cycle", [p("a", "a"), p("b", "a")], []),
+    ("missing-parent-is-no-cycle", [p("a", "gone"), p("b", "a")], []),
+]
+
+
+@pytest.mark.parametrize(("records", "want"), [c[1:] for c in CYCLES], ids=[c[0] for c in CYCLES])
+def test_cycles_are_reported_once_with_exactly_their_members(
+    make_run: Any, records: list[dict[str, Any]], want: list[list[str]]
+) -> None:
+    ix = index_of(make_run, records)
+    got = ChainIndex(ix).cycles()
+    assert [[ix.ids[r] for r in cycle] for cycle in got] == want
+
+
+# (case id, records, the root every row of the tree must agree on)
+ROOTS: list[tuple[str, list[dict[str, Any]], str]] = [
+    ("two-cycle", [p("a", "b"), p("b", "a")], "a"),
+    ("two-cycle-later-row-first", [p("x"), p("b", "a"), p("a", "b")], "b"),
+    ("three-cycle", [p("a", "c"), p("b", "a"), p("c", "b")], "a"),
+    ("tail-into-cycle", [p("t", "a"), p("a", "b"), p("b", "a")], "a"),
+]
+
+
+@pytest.mark.parametrize(("records", "root"), [c[1:] for c in ROOTS], ids=[c[0] for c in ROOTS])
+def test_cycle_members_agree_on_one_root_and_one_tree(
+    make_run: Any, records: list[dict[str, Any]], root: str
+) -> None:
+    ix = index_of(make_run, records)
+    chains = ChainIndex(ix)
+    rows = [ix.id_rows[r["command_id"]] for r in records if r["parent_command_id"]]
+    assert {chains.root_of(r) for r in rows} == {(ix.id_rows[root], True)}
+    trees = {tuple(shape(ix, chains.chain(r))) for r in rows}
+    assert len(trees) == 1
+    chain = chains.chain(rows[0])
+    assert chain.cycle and ix.ids[chain.root.row] == root
+    assert sorted(chain.rows()) == sorted(rows)
