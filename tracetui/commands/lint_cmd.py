@@ -27,8 +27,9 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import batch_mode, load_runs
 
     if args.list_rules:
-        for code, (severity, text) in RULES.items():
-            print(f"{code} {severity:7} {text}")
+        # By code: the registry keeps the order the rules run in, which is not quite code order.
+        for r in sorted(RULES.values(), key=lambda r: r.code):
+            print(f"{r.code} {r.severity:7} {r.description}")
         return 0
     if not args.paths:
         raise UsageError(
