@@ -164,6 +164,100 @@ VERDICT_CASES = [
         diff.UNKNOWN,
     ),
     ("uppercase-hash", tt1(OLD, None, stdout_full_sha256=sha(OLD).upper()), OLD, diff.IDENTICAL),
+    # A {s}_sha256 is the whole stream's hash only when the stream was not cut: on a stream judged
+    # truncated (by flag, by bytes over the cap, or by a marker) it proves nothing, even if it
+    # happens to equal the new output's hash.
+    (
+        "sha256-on-flagged-clip-is-no-proof",
+        tt1(OLD, 200, stdout_sha256=sha(OLD), stdout_full_sha256=None, stdout_head_sha256=None),
+        OLD,
+        diff.UNKNOWN,
+    ),
+    (
+        "sha256-on-clip-by-bytes-is-no-proof",
+        tt1(
+            OLD,
+            200,
+            stdout_truncated=False,
+            stdout_sha256=sha(OLD),
+            stdout_full_sha256=None,
+            stdout_head_sha256=None,
+        ),
+        OLD,
+        diff.UNKNOWN,
+    ),
+    (
+        "sha256-on-clip-by-marker-is-no-proof",
+        {
+            "schema": "tracetui/1",
+            "argv": ["x"],
+            "exit_code": 0,
+            "stdout_sha256": sha(OLD),
+            "preview_stdout": OLD[:100].decode() + marker_line(800),
+        },
+        OLD,
+        diff.UNKNOWN,
+    ),
+    (
+        "sha256-on-clip-mismatch-is-not-differs",
+        tt1(OLD, 200, stdout_sha256="0" * 64, stdout_full_sha256=None, stdout_head_sha256=None),
+        OLD,
+        diff.UNKNOWN,
+    ),
+    (
+        "sha256-on-clip-falls-back-to-dialect-head",
+        {
+            "span_type": "tool",
+            "argv": ["x"],
+            "returncode": 0,
+            "stdout_bytes": 900,
+            "stdout_cap": 300,
+            "stdout_truncated": True,
+            "stdout_sha256": sha(OLD),
+            "stdout_head_sha256": sha(OLD[:256]),
+            "preview_stdout": OLD[:100].decode(),
+        },
+        OLD,
+        diff.HEAD_MATCHES,
+    ),
+    # The near-miss twins: the same hash on a stream that was not cut is the whole stream's.
+    (
+        "sha256-uncut-matches",
+        {
+            "span_type": "tool",
+            "argv": ["x"],
+            "returncode": 0,
+            "stdout_bytes": 900,
+            "stdout_cap": 8192,
+            "stdout_truncated": False,
+            "stdout_sha256": sha(OLD),
+            "preview_stdout": OLD.decode(),
+        },
+        OLD,
+        diff.IDENTICAL,
+    ),
+    (
+        "sha256-uncut-mismatch",
+        {
+            "span_type": "tool",
+            "argv": ["x"],
+            "returncode": 0,
+            "stdout_bytes": 900,
+            "stdout_cap": 8192,
+            "stdout_truncated": False,
+            "stdout_sha256": sha(OLD),
+            "preview_stdout": OLD.decode(),
+        },
+        changed(450),
+        diff.DIFFERS,
+    ),
+    # Truncation unknown (no byte count, no flag, no marker): the hash is not trusted either.
+    (
+        "sha256-truncation-unknown",
+        {"schema": "tracetui/1", "argv": ["x"], "exit_code": 0, "stdout_sha256": sha(OLD)},
+        OLD,
+        diff.UNKNOWN,
+    ),
 ]
 
 

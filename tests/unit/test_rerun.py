@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -23,7 +25,8 @@ from tracetui.record.recorder import run_with_feedback
 from tracetui.rerun import diff
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
-from tracetui.store.index import RunIndex, build_index
+from tracetui.store.build import build_index
+from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path, sidecar_path
 
 PY = sys.executable
@@ -132,6 +135,49 @@ def test_unknown_when_the_record_stores_no_hash(tmp_path: Path) -> None:
         assert result.stdout.windows.clip == "tail"
         assert result.stream_diff("stdout") == []  # the stored tail is the end of the new output
         assert result.stdout.windows.unseen_bytes == len(FIXED)
+
+
+# A collector that writes {s}_sha256 on a clipped stream: the hash equals the re-run's output,
+# yet it is no proof of the whole stream. (id, stdout_cap, stdout_truncated, stdout verdict)
+CLIPPED_HASH = [
+    ("clipped-by-flag", 1024, True, diff.UNKNOWN),
+    ("clipped-by-bytes-over-cap", 256, False, diff.UNKNOWN),
+    ("not-clipped", 1024, False, diff.IDENTICAL),  # the near-miss twin: the hash is the stream's
+]
+
+
+@pytest.mark.parametrize(
+    ("cap", "flag", "want"), [c[1:] for c in CLIPPED_HASH], ids=[c[0] for c in CLIPPED_HASH]
+)
+def test_sha256_on_a_clipped_stream_is_not_trusted(
+    tmp_path: Path, cap: int, flag: bool, want: str
+) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "data_last.py").write_text(SCRIPTS["data_last"])
+    (folder / "data.txt").write_text("end\n")
+    output = (FIXED + "end\n").encode()
+    rec = {
+        "span_type": "tool",
+        "command_id": "ts1",
+        "argv": [PY, "data_last.py"],
+        "cwd": ".",
+        "returncode": 0,
+        "stdout_bytes": len(output),
+        "stdout_cap": cap,
+        "stdout_truncated": flag,
+        "stdout_sha256": hashlib.sha256(output).hexdigest(),
+        "preview_stdout": output[:cap].decode(),
+        "stderr_bytes": 0,
+        "stderr_cap": 256,
+        "stderr_truncated": False,
+        "stderr_sha256": hashlib.sha256(b"").hexdigest(),
+    }
+    (folder / "run.jsonl").write_text(json.dumps(rec) + "\n")
+    with rerun.rerun(rerun.find_target([load(folder)], "ts1"), write_sidecar=False) as result:
+        assert (result.stdout.verdict, result.stderr.verdict) == (want, diff.IDENTICAL)
+        doc = rerun.summary(result)
+        assert (doc["stdout_verdict"], doc["stderr_verdict"]) == (want, diff.IDENTICAL)
 
 
 def test_timestamps_differ_only_before_normalisation(tmp_path: Path) -> None:
@@ -304,7 +350,7 @@ def test_cancel_from_another_thread_and_progress(tmp_path: Path) -> None:
         assert result.captured.error == "cancelled; process group killed"
         assert seen[-1][1:] == (result.stdout.bytes_now, result.stderr.bytes_now)
         assert result.stdout.bytes_now >= 15
-        assert all(b[0] <= a[0] for b, a in zip(seen, seen[1:]))
+        assert all(b[0] <= a[0] for b, a in itertools.pairwise(seen))
 
 
 # ------------------------------------------------------------------ finding the span
@@ -374,7 +420,7 @@ def test_rerunnable_true_and_absent_are_accepted(tmp_path: Path) -> None:
 BIG = textwrap.dedent("""\
     import json, os, resource, sys
     from tracetui.rerun import runner as rerun
-    from tracetui.store.index import build_index
+    from tracetui.store.build import build_index
     from tracetui.store.runset import open_path
     ix = build_index(open_path(sys.argv[1])[0])
     target = rerun.find_target([ix], "big")
