@@ -15,6 +15,7 @@ touched). :func:`rerun` does all four. A result owns its spool files: call ``clo
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
@@ -82,10 +83,8 @@ class Captured:
     def close(self) -> None:
         """Delete the spool files."""
         for out in (self.stdout, self.stderr):
-            try:
+            with contextlib.suppress(OSError):  # already gone: nothing to delete
                 os.unlink(out.path)
-            except OSError:
-                pass
 
 
 @dataclass(frozen=True, slots=True)
