@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from tracetui.store.index import RunIndex
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="export spans as OpenTelemetry traces (OTLP/JSON)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
     p.add_argument(

@@ -8,7 +8,7 @@ import os
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("report", help="Markdown postmortem of a span's retry chain")
     p.add_argument("path", metavar="PATH", help="run file, rotated member or directory")
     p.add_argument(

@@ -22,7 +22,7 @@ from typing import Any
 DEFAULT_TIMEOUT = 600.0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "rerun",
         help="re-run one span's argv uncapped and diff it against the stored preview",

@@ -12,6 +12,7 @@ import argparse
 import os
 import re
 import sys
+from typing import TextIO
 
 from tracetui.cli import UsageError
 
@@ -52,7 +53,7 @@ DEFAULT_MAX_BYTES = 1 << 20
 DEFAULT_KEEP = 4
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
         help="record one command: print the capped view, append an honest span",
@@ -163,7 +164,7 @@ def main(args: argparse.Namespace) -> int:
     return result.exit_status
 
 
-def _emit(stream: object, text: str) -> None:
+def _emit(stream: TextIO, text: str) -> None:
     if not text:
         return
     buffer = getattr(stream, "buffer", None)
@@ -171,5 +172,5 @@ def _emit(stream: object, text: str) -> None:
         buffer.write(text.encode("utf-8"))
         buffer.flush()
     else:  # a replaced sys.stdout (tests, embedding) without a byte buffer
-        stream.write(text)  # type: ignore[attr-defined]
-        stream.flush()  # type: ignore[attr-defined]
+        stream.write(text)
+        stream.flush()

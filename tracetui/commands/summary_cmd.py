@@ -8,7 +8,7 @@ import sys
 import orjson
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("summary", help="facts of a run: spans, failures, truncation, chains")
     p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
     p.add_argument("--json", action="store_true", help="print one JSON object (SPEC §4)")

@@ -20,7 +20,7 @@ from typing import Any
 DEFAULT_LAST = 10
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "tail",
         help="follow runs headless: print each new span once, in order, across rotations",

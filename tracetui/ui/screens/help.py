@@ -58,7 +58,7 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape,q,question_mark",
-            "dismiss",
+            "close",
             "Close help",
             id="help.close",
             tooltip="Back to the run",
@@ -79,5 +79,5 @@ class HelpScreen(ModalScreen[None]):
                 Text("Ctrl+P opens the command palette: every action by name.", style="dim")
             )
 
-    def action_dismiss(self) -> None:  # type: ignore[override]
+    def action_close(self) -> None:
         self.dismiss(None)

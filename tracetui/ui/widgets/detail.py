@@ -12,6 +12,7 @@ from typing import ClassVar
 import orjson
 from rich.style import Style
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -53,7 +54,7 @@ class DetailPane(VerticalScroll):
         self.body = DetailBody("", id="detail-body")
         self._shown: tuple[RunIndex | None, int | None, bool] = (None, None, False)
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self.body
 
     def show(self, index: RunIndex | None, row: int | None, raw: bool) -> None:
