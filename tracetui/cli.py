@@ -5,22 +5,30 @@ Each command module exposes ``register(subparsers)`` which adds its parser and s
 ``main`` so that ``tracetui lint`` never pays for the UI. A bare ``tracetui PATH…`` means
 ``tracetui view PATH…``.
 
-No traceback ever reaches a user: unexpected errors become one line on stderr and exit 2.
+No traceback ever reaches a user, and a crash never exits 0. Exit statuses of every command:
+2 for a usage error or a file the user can fix (one line on stderr), 130 for Ctrl-C, and 3 for a
+bug, in a batch command or in the viewer: one line naming a crash report, which holds the
+traceback (tracetui/crash.py). ``TRACETUI_DEBUG=1`` lets a bug's traceback through instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
 import os
 import sys
 
+from tracetui.errors import UsageError, ViewerCrashed
+from tracetui.model.text import neutralize_line
+
 # Order here is the order in ``tracetui --help``.
 COMMANDS = ("view", "run", "lint", "summary", "tail", "rerun", "report", "export", "demo")
 
-
-class UsageError(Exception):
-    """Raised by commands for bad input the user can fix; printed without a traceback, exit 2."""
+# An OSError with one of these and no file name is about the machine, not a bug.
+_MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,24 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    # `tracetui [--no-follow] PATH…` → `tracetui view …`: the first word that is not an option
-    # names no command. (`tracetui --help` and `tracetui --version` have no such word.)
-    first = next((a for a in args_list if not a.startswith("-")), None)
-    if first is not None and first not in COMMANDS:
-        args_list.insert(0, "view")
-    parser = build_parser()
+    given = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(args_list)
-    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
-        return int(exc.code or 0)
-    if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
-        return 2
-    try:
-        return int(args.func(args) or 0)
+        return _dispatch(list(given))
     except UsageError as exc:
-        print(f"tracetui: {exc}", file=sys.stderr)
+        _say(f"tracetui: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130
@@ -72,6 +67,63 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("TRACETUI_DEBUG"):
             raise
-        print(f"tracetui: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("tracetui: set TRACETUI_DEBUG=1 to see the traceback", file=sys.stderr)
+        line = _user_os_error(exc)
+        if line is not None:
+            _say(f"tracetui: {line}")
+            return 2
+        return _crashed(exc, [sys.argv[0], *given])
+
+
+def _dispatch(args_list: list[str]) -> int:
+    # `tracetui [--no-follow] PATH…` → `tracetui view …`: the first word that is not an option
+    # names no command. (`tracetui --help` and `tracetui --version` have no such word.)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    if first is not None and first not in COMMANDS:
+        args_list.insert(0, "view")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
         return 2
+    return int(args.func(args) or 0)
+
+
+def _user_os_error(exc: BaseException) -> str | None:
+    """The line for an OSError about the user's files or machine (no bug), else None.
+
+    A file of tracetui's own package (a stylesheet, a sample) that cannot be read is a broken
+    install or a bug, and so is an OSError that names no file and no machine trouble.
+    """
+    if not isinstance(exc, OSError) or exc.errno is None or not exc.strerror:
+        return None
+    if exc.filename is None:
+        return exc.strerror if exc.errno in _MACHINE_ERRNOS else None
+    name = os.fsdecode(exc.filename)
+    if os.path.abspath(name).startswith(_PACKAGE_DIR + os.sep):
+        return None
+    return f"{neutralize_line(name)}: {exc.strerror}"
+
+
+def _crashed(exc: Exception, argv: list[str]) -> int:
+    """A bug: one line on stderr naming the crash report, exit 3."""
+    from tracetui.crash import write_report  # only a crash pays for its imports
+
+    if isinstance(exc, ViewerCrashed):
+        what = f"the viewer crashed ({type(exc.error).__name__})"
+    else:
+        what = f"internal error ({type(exc).__name__})"
+    try:
+        path = write_report(exc, argv)
+    except Exception as problem:  # the report is a courtesy; the exit status is not
+        _say(f"tracetui: {what}; no crash report could be written: {neutralize_line(str(problem))}")
+    else:
+        _say(f"tracetui: {what}, a bug; the crash report is {neutralize_line(path)}")
+    return 3
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: the exit status still tells
+        print(line, file=sys.stderr)

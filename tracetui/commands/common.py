@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tracetui.cli import UsageError
+from tracetui.errors import UsageError
 from tracetui.store.index import RunIndex, build_index
 from tracetui.store.runset import RunSetError, open_paths
 

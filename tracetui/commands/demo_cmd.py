@@ -4,7 +4,8 @@ A scripted agent session (:mod:`tracetui.demo.session`) records real commands th
 recorder into a run folder that rotates every few KB, while the viewer follows it. The session
 runs in a thread beside the viewer; leaving the viewer stops it (killing the command running).
 The folder is a temporary one, removed on exit, unless ``--keep DIR`` names where to keep it.
-``--no-ui`` only writes the run (for tests and scripts).
+``--no-ui`` only writes the run (for tests and scripts). The viewer part lives in
+tracetui/ui/demo.py: only ``tracetui.ui`` imports Textual.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
     from tracetui.demo.session import BASE, prepare, run_session
+    from tracetui.errors import UsageError
 
     speed = args.speed if args.speed is not None else (0.0 if args.no_ui else 1.0)
     if not speed >= 0 or speed == float("inf"):
@@ -68,56 +69,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _with_viewer(folder: str, speed: float) -> int:
-    from dataclasses import dataclass
-
-    from textual.message import Message
-
     from tracetui.demo.session import STEPS, run_session
     from tracetui.store.runset import open_paths
-    from tracetui.ui import app as app_module
-    from tracetui.ui.app import TraceApp
-
-    @dataclass
-    class DemoEnded(Message):
-        """The session finished (``spans`` recorded), or stopped with ``error``."""
-
-        spans: int
-        error: str | None = None
-
-    class DemoApp(TraceApp):
-        """The viewer, following the demo's run while the session writes it."""
-
-        # A relative CSS_PATH is taken from the subclass's module: name the viewer's own file.
-        CSS_PATH = os.path.join(
-            os.path.dirname(os.path.abspath(app_module.__file__)), TraceApp.CSS_PATH
-        )
-
-        def on_mount(self) -> None:
-            super().on_mount()
-            self.sub_title = "demo"
-            self.notify(
-                f"a scripted agent session runs {len(STEPS)} real commands into "
-                f"{folder}; watch them arrive (q quits)",
-                title="tracetui demo",
-                timeout=8,
-                markup=False,
-            )
-            session.start()
-
-        def on_demo_ended(self, msg: DemoEnded) -> None:
-            if msg.error:
-                self.notify(
-                    f"the demo session stopped: {msg.error}",
-                    severity="error",
-                    timeout=15,
-                    markup=False,
-                )
-            else:
-                self.notify(
-                    f"demo finished: {msg.spans} spans recorded. Try L, t, [ ], R, / — q to quit",
-                    title="tracetui demo",
-                    timeout=20,
-                )
+    from tracetui.ui.demo import DemoApp
+    from tracetui.ui.launch import run_app
 
     stop = threading.Event()
 
@@ -125,17 +80,16 @@ def _with_viewer(folder: str, speed: float) -> int:
         try:
             n = run_session(folder, speed=speed, stop=stop)
         except Exception as exc:
-            app.post_message(DemoEnded(0, f"{type(exc).__name__}: {exc}"))
+            app.session_ended(0, f"{type(exc).__name__}: {exc}")
             return
         if not stop.is_set():
-            app.post_message(DemoEnded(n))
+            app.session_ended(n)
 
     session = threading.Thread(target=work, name="tracetui-demo", daemon=True)
-    app = DemoApp(open_paths([folder]), follow=True)
+    app = DemoApp(open_paths([folder]), folder=folder, steps=len(STEPS), start=session.start)
     try:
-        code = app.run()
+        return run_app(app)  # a crash in the viewer: ViewerCrashed, a crash report and exit 3
     finally:
         stop.set()  # kills the command running, ends the session between steps
         if session.is_alive():
             session.join(timeout=5)
-    return int(code or 0)

@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
     from tracetui.commands.common import load_runs
+    from tracetui.errors import UsageError
     from tracetui.export import otlp
 
     if not args.otlp_json and not args.endpoint:
@@ -70,7 +70,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _write_file(path: str, indexes: list[RunIndex]) -> None:
-    from tracetui.cli import UsageError
+    from tracetui.errors import UsageError
     from tracetui.export import otlp
 
     tmp = f"{path}.tmp-{os.getpid()}"

@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def main(args: argparse.Namespace) -> int:
     from tracetui.analysis.lint import RULES, WARNING, lint_index
-    from tracetui.cli import UsageError
     from tracetui.commands.common import batch_mode, load_runs
+    from tracetui.errors import UsageError
 
     if args.list_rules:
         # By code: the registry keeps the order the rules run in, which is not quite code order.

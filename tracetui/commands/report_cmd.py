@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
     from tracetui.commands.common import load_runs
+    from tracetui.errors import UsageError
     from tracetui.export.report import ReportError, find_row, render_report
 
     indexes = load_runs([args.path])

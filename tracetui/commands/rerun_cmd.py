@@ -69,8 +69,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
     from tracetui.commands.common import load_runs
+    from tracetui.errors import UsageError
     from tracetui.rerun import runner as rerun
     from tracetui.rerun.normalize import RULE_NAMES, parse_rules
 

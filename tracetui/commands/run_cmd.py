@@ -14,7 +14,7 @@ import re
 import sys
 from typing import TextIO
 
-from tracetui.cli import UsageError
+from tracetui.errors import UsageError
 
 
 def _cap(text: str) -> int | None:

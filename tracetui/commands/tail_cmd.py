@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
+    from tracetui.errors import UsageError
 
     if args.lines < 0:
         raise UsageError("tail: -n must be 0 or more")
@@ -65,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _tail(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
+    from tracetui.errors import UsageError
     from tracetui.live.watch import DirWatch, make_waiter
     from tracetui.store.runset import RunSetError, open_path, open_paths
 

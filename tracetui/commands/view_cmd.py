@@ -1,8 +1,9 @@
 """`tracetui [view] PATH…`: the terminal UI (SPEC §5).
 
 Paths are opened before the app starts, so a missing or unreadable path is one clear line on
-stderr and exit 2, never a traceback inside a half-drawn screen. Textual is imported here, in
-``main``, and nowhere else outside ``tracetui.ui``: other commands never pay for it.
+stderr and exit 2, never a traceback inside a half-drawn screen. A crash inside the running app
+restores the terminal and ends as a crash report and exit 3 (tracetui/ui/launch.py). The UI is
+imported here, in ``main``: other commands never pay for Textual.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.cli import UsageError
+    from tracetui.errors import UsageError
     from tracetui.store.runset import RunSetError, open_paths
 
     try:
@@ -33,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError("nothing to view")
 
     from tracetui.ui.app import TraceApp
+    from tracetui.ui.launch import run_app
 
-    app = TraceApp(runs, follow=not args.no_follow)
-    code = app.run()
-    return int(code or 0)
+    # A crash inside the app comes out of run_app as ViewerCrashed: a crash report, exit 3.
+    return run_app(TraceApp(runs, follow=not args.no_follow))

@@ -202,6 +202,12 @@ class TraceApp(App[int]):
         self._pane_timer: Timer | None = None
         self.peek_start: int | None = None
 
+    def _handle_exception(self, error: Exception) -> None:
+        # A crash is tracetui's to report once the terminal is back (ui/launch.py, crash.py):
+        # one line naming a file. Textual would print its traceback, locals and all, instead.
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
+
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield RunHeader(id="header")
