@@ -7,6 +7,7 @@ is there", bounded by a count of pauses, never by a clock.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import sys
@@ -16,10 +17,13 @@ from typing import Any
 
 import pytest
 from test_live import until
+from textual.message import Message
 from textual.widgets import Checkbox
 from viewer_helpers import settle
 
+from tracetui.model.text import neutralize_line
 from tracetui.record.recorder import run_with_feedback
+from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_paths, sidecar_path
 from tracetui.ui.app import TraceApp
 from tracetui.ui.screens.confirm_rerun import ConfirmRerun
@@ -265,3 +269,90 @@ async def test_refusals_are_notices_without_a_modal(
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmRerun)
         assert notes(app) == [message.format(folder=folder)]
+
+
+WRITERS = (
+    "add_member",
+    "repoint_member",
+    "adopt_temp",
+    "add_line",
+    "append",
+    "register_all",
+    "index_member",
+    "take_in_sidecar",
+)
+"""RunIndex's methods that change the index."""
+
+
+def spy_on_index_writes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    """Log every call of a WRITERS method with the modules on its call stack, innermost first."""
+    calls: list[tuple[str, list[str]]] = []
+    for name in WRITERS:
+        real = getattr(RunIndex, name)
+
+        def spy(self: RunIndex, *args: Any, _real: Any = real, _name: str = name, **kw: Any) -> Any:
+            frame = inspect.currentframe()
+            caller = frame.f_back if frame is not None else None
+            modules = []
+            while caller is not None:
+                modules.append(str(caller.f_globals.get("__name__", "?")))
+                caller = caller.f_back
+            calls.append((_name, modules))
+            return _real(self, *args, **kw)
+
+        monkeypatch.setattr(RunIndex, name, spy)
+    return calls
+
+
+@pytest.mark.parametrize("follow", [False, True], ids=["frozen", "live"])
+async def test_the_pane_posts_the_rerun_and_the_app_takes_it_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, follow: bool
+) -> None:
+    folder = tmp_path / "run"
+    cid = record(folder, "suite")
+    calls = spy_on_index_writes(monkeypatch)
+    posted: dict[int, RerunPane.Recorded] = {}  # by identity: the hook sees each hop of a bubble
+
+    def hook(message: Message) -> None:
+        if isinstance(message, RerunPane.Recorded):
+            posted[id(message)] = message
+
+    app = make_app(folder, follow)
+    async with app.run_test(size=(160, 48), message_hook=hook) as pilot:
+        await settle(pilot)
+        pane = await confirm_and_finish(pilot)
+        new_id = str(pane.result.record["command_id"])
+        await until(pilot, lambda: app.index is not None and len(app.index) == 2, pauses=2000)
+        await settle(pilot)
+        assert [m.sidecar_path for m in posted.values()] == [
+            sidecar_path(str(folder / "run.jsonl"))
+        ]
+        assert [app.index.ids[r] for r in app.query_one(ChainPane).order] == [cid, new_id]
+    # A frozen view: the app's handler asks the index to read the new row; a live one leaves
+    # it to the follower. Either way no widget or screen ever wrote to the index.
+    takers = [modules[0] for name, modules in calls if name == "take_in_sidecar"]
+    assert takers == ([] if follow else ["tracetui.ui.app"])
+    from_parts = [
+        (name, modules)
+        for name, modules in calls
+        if any(m.startswith(("tracetui.ui.widgets.", "tracetui.ui.screens.")) for m in modules)
+    ]
+    assert from_parts == []
+
+
+async def test_an_unreadable_reruns_file_is_a_plain_notice(tmp_path: Path) -> None:
+    from records import tool
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "run.jsonl").write_text(json.dumps(tool("x1")) + "\n")
+    app = make_app(folder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        path = str(folder / "gone\x1b[2J.reruns.jsonl")  # not there, and an escape in its name
+        app.post_message(RerunPane.Recorded(path))
+        await until(pilot, lambda: bool(notes(app)))
+        [note] = list(app._notifications)
+        assert note.message == f"cannot read {neutralize_line(path)}: No such file or directory"
+        assert "\x1b" not in note.message and note.markup is False
+        assert len(app.index) == 1

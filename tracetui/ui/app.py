@@ -5,18 +5,25 @@ Data flows one way: run → index (built on a thread worker, so the first frame 
 bindings with ids (remappable through a keymap) and tooltips, so they work whichever pane has
 focus; the same actions are in the command palette. The live follower (another module) grows
 the index and calls :meth:`TraceApp.rows_appended`.
+
+The parts the app hands itself to (the follower, the re-run flow) see it as a
+:class:`~tracetui.ui.host.ViewerHost` and never import this module; widgets post messages.
+The app alone changes the run's state: a re-run's new row comes in through
+:meth:`TraceApp.on_rerun_pane_recorded`. The keys are in ``ui/keys.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 from textual import work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -27,10 +34,11 @@ from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.rows import RowView
 from tracetui.analysis.search import row_matcher
 from tracetui.model.flags import FAILED, TRUNCATED
-from tracetui.model.text import quote_argv
+from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.store.index import RunIndex, build_index, peek_index
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
+from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
 from tracetui.ui.report_export import export_report
@@ -41,31 +49,11 @@ from tracetui.ui.screens.stats import show_stats
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
-from tracetui.ui.widgets.rerun_pane import current_pane
+from tracetui.ui.widgets.rerun_pane import RerunPane, current_pane
 from tracetui.ui.widgets.run_header import RunHeader
 from tracetui.ui.widgets.span_list import SpanList
 
 FILTERS = {FAILED: "failures only", TRUNCATED: "truncated only"}
-
-
-def _b(
-    key: str,
-    action: str,
-    description: str,
-    tooltip: str,
-    *,
-    show: bool = True,
-    key_display: str | None = None,
-) -> Binding:
-    return Binding(
-        key,
-        action,
-        description,
-        show=show,
-        key_display=key_display,
-        id=f"view.{action}",
-        tooltip=tooltip,
-    )
 
 
 PEEK_ABOVE = 32 << 20
@@ -78,107 +66,10 @@ class TraceApp(App[int]):
     CSS_PATH = str(Path(__file__).with_name("tracetui.tcss"))  # absolute: subclasses elsewhere work
     TITLE = "tracetui"
     COMMANDS = App.COMMANDS | {TraceCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    # Textual types it as an instance variable, so it cannot be annotated a ClassVar here.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
 
-    BINDINGS = [
-        _b("down,j", "cursor_down", "Next row", "Move the cursor down one row", show=False),
-        _b("up,k", "cursor_up", "Previous row", "Move the cursor up one row", show=False),
-        _b("pagedown", "page_down", "Page down", "Move the cursor down one page", show=False),
-        _b("pageup", "page_up", "Page up", "Move the cursor up one page", show=False),
-        _b("g,home", "first", "First row", "Go to the first row", show=False),
-        _b("G,end", "last", "Last row", "Go to the last row", show=False),
-        _b("n", "next_failure", "Next failure", "Next span with a nonzero or missing exit"),
-        _b(
-            "N",
-            "prev_failure",
-            "Previous failure",
-            "Previous span with a nonzero or missing exit",
-            show=False,
-        ),
-        _b("t", "next_truncated", "Next truncated", "Next span whose output was cut"),
-        _b(
-            "T",
-            "prev_truncated",
-            "Previous truncated",
-            "Previous span whose output was cut",
-            show=False,
-        ),
-        _b("L", "latest_failure", "Latest failure", "Jump to the latest failure in the run"),
-        _b(
-            "slash",
-            "search",
-            "Search",
-            "Search argv, notes and previews; Enter finds the next",
-            key_display="/",
-        ),
-        _b("F", "filter_failed", "Failures only", "Show only failed spans (again: show all)"),
-        _b(
-            "X",
-            "filter_truncated",
-            "Truncated only",
-            "Show only truncated spans (again: show all)",
-            show=False,
-        ),
-        _b("R", "toggle_raw", "Raw JSON", "Show the record as JSON instead of the detail"),
-        _b(
-            "y", "copy_argv", "Copy argv", "Copy the shell-quoted argv to the clipboard", show=False
-        ),
-        _b(
-            "left_square_bracket",
-            "chain_prev",
-            "Previous attempt",
-            "Step to the previous node of the retry chain",
-            show=False,
-            key_display="[",
-        ),
-        _b(
-            "right_square_bracket",
-            "chain_next",
-            "Next attempt",
-            "Step to the next node of the retry chain",
-            show=False,
-            key_display="]",
-        ),
-        _b(
-            "escape",
-            "clear",
-            "Close search / filter",
-            "Close the search bar, else clear the filter",
-            show=False,
-        ),
-        _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)", show=False),
-        _b(
-            "o",
-            "open_run",
-            "Open run",
-            "Open another run of this folder (new ones included)",
-            show=False,
-        ),
-        _b(
-            "r",
-            "rerun",
-            "Re-run",
-            "Re-run this argv uncapped (after a confirmation) and diff it "
-            "against the stored preview",
-            show=False,
-        ),
-        _b(
-            "e",
-            "export_report",
-            "Export report",
-            "Write the Markdown postmortem of this span's retry chain to a file here",
-            show=False,
-        ),
-        _b(
-            "s",
-            "stats",
-            "Trends",
-            "Hidden share, failures and response sizes over the run's course",
-            show=False,
-        ),
-        _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
-        _b("q", "quit_app", "Quit", "Leave tracetui"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(VIEW_BINDINGS)  # ui/keys.py
 
     selected_row: reactive[int | None] = reactive(None, always_update=True)
     """The index row under the cursor; None before the run is indexed or when the view is empty."""
@@ -280,10 +171,8 @@ class TraceApp(App[int]):
     def _index_worker(self, run: Run) -> None:
         total = 0
         for m in run.members:
-            try:
+            with contextlib.suppress(OSError):  # a member that vanished counts for nothing
                 total += os.path.getsize(m.path)
-            except OSError:
-                pass
         try:
             index = build_index(run, progress=self._progress_poster(total))
         except Exception as exc:
@@ -558,6 +447,22 @@ class TraceApp(App[int]):
 
     def action_rerun(self) -> None:
         start_rerun(self, self.selected_row)  # ui/screens/confirm_rerun.py
+
+    def on_rerun_pane_recorded(self, msg: RerunPane.Recorded) -> None:
+        """A re-run was written to the run's re-runs file: show its row in the list and chain."""
+        path, run, index = msg.sidecar_path, self.run_, self.index
+        if run is None or index is None:
+            return
+        run.sidecar = path
+        if self.live.active:
+            return  # the follower notices a new re-runs file by itself and reads it
+        try:
+            index.take_in_sidecar(path)  # a few rows, read from where indexing stopped
+        except OSError as exc:
+            why = exc.strerror or exc
+            self.notify(f"cannot read {neutralize_line(path)}: {why}", timeout=8, markup=False)
+            return
+        self.rows_appended()
 
     def action_stats(self) -> None:
         show_stats(self, self.index)  # ui/screens/stats.py

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.message import Message
@@ -29,11 +28,9 @@ from tracetui.live.follow import Follower
 from tracetui.live.watch import Waiter, make_waiter
 from tracetui.model.text import neutralize_line
 from tracetui.store.runset import Run, RunSetError, open_path
+from tracetui.ui.host import ViewerHost
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
 from tracetui.ui.screens.run_picker import RunPicker
-
-if TYPE_CHECKING:
-    from tracetui.ui.app import TraceApp
 
 MAX_BACKLOG = 20_000
 """Rows appended but not yet taken into the list before the follower waits for the UI."""
@@ -94,7 +91,7 @@ class SwitchRunPicker(RunPicker):
 class LiveFollow:
     """The follower of the open run and the live state the header shows."""
 
-    def __init__(self, app: TraceApp) -> None:
+    def __init__(self, app: ViewerHost) -> None:
         self.app = app
         self.follower: Follower | None = None
         self.waiter: PausableWaiter | None = None

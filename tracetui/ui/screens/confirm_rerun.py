@@ -4,17 +4,18 @@ A trace file is untrusted input, and ``r`` would run whatever its argv says. Thi
 the argv shell-quoted (so what you read is what runs, one word per argument) and the resolved
 cwd, both neutralised, and returns True only for an explicit "Run" (``y`` or the Run button).
 Cancel has the focus, so a stray Enter runs nothing. :func:`start_rerun` is the guard in front
-of it: rows that cannot be re-run get a notice and no modal.
+of it: rows that cannot be re-run get a notice and no modal. It is handed the app as a
+:class:`~tracetui.ui.host.ViewerHost` (this module never imports the app).
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -23,10 +24,8 @@ from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.runner import Target
 from tracetui.store.runset import sidecar_path
+from tracetui.ui.host import ViewerHost
 from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
-
-if TYPE_CHECKING:
-    from tracetui.ui.app import TraceApp
 
 
 def describe(target: Target, timeout: float) -> Text:
@@ -59,7 +58,7 @@ def describe(target: Target, timeout: float) -> Text:
 class ConfirmRerun(ModalScreen[bool]):
     """Returns True to run the target, False otherwise."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Run it", id="rerun_confirm.run", tooltip="Run this argv now"),
         Binding(
             "n,escape", "answer(False)", "Cancel", id="rerun_confirm.cancel", tooltip="Run nothing"
@@ -91,7 +90,11 @@ class ConfirmRerun(ModalScreen[bool]):
 
 
 def start_rerun(
-    app: TraceApp, row: int | None, *, timeout: float = DEFAULT_TIMEOUT, write_sidecar: bool = True
+    app: ViewerHost,
+    row: int | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    write_sidecar: bool = True,
 ) -> None:
     """``r``: check the row, ask, and open the pane on a yes. Refusals are notices, no modal."""
     if isinstance(app.screen, ConfirmRerun):

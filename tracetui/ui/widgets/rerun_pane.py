@@ -11,6 +11,9 @@ normalisation rules; the diff is re-rendered from the result, nothing runs again
 
 The result owns spool files: the pane closes it when it closes, and a result that arrives
 after the pane closed is closed by the worker itself (the handover is under a lock).
+
+The pane never changes the run's state: when the re-run was recorded in the run's re-runs
+file it posts :class:`RerunPane.Recorded`, and the app (the index's owner) shows the new row.
 Everything the command printed is untrusted like the trace: neutralised before it is drawn.
 """
 
@@ -19,15 +22,17 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.widgets import Checkbox, Static, TabbedContent, TabPane
 
@@ -36,10 +41,7 @@ from tracetui.model.text import neutralize, neutralize_line
 from tracetui.rerun import diff
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
-from tracetui.store.runset import Member
-
-if TYPE_CHECKING:
-    from tracetui.ui.app import TraceApp
+from tracetui.ui.host import ViewerHost
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds before the pane's re-run is killed (the CLI's default is longer: nobody watches it)."""
@@ -54,7 +56,7 @@ RULE_LABELS = {"ansi": "ansi", "timestamps": "time", "durations": "dur", "hex": 
 class RerunBody(Static):
     """Text of the pane (a Static so it wraps); styles come from the theme via the .tcss."""
 
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "rerun--label",
         "rerun--heading",
         "rerun--added",
@@ -73,7 +75,7 @@ class RerunBody(Static):
 class RerunPane(Vertical):
     """Runs one confirmed target and shows how its output compares with the record."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape",
             "escape",
@@ -134,6 +136,13 @@ class RerunPane(Vertical):
         """The worker handed a result over (``RerunPane.result``), or failed with ``error``."""
 
         error: str | None = None
+
+    @dataclass
+    class Recorded(Message):
+        """The re-run was appended to the run's re-runs file: the app shows the new row."""
+
+        sidecar_path: str
+        """The re-runs file (``<run>.reruns.jsonl``) the row was written to."""
 
     def __init__(
         self, target: rerun.Target, *, timeout: float = DEFAULT_TIMEOUT, write_sidecar: bool = True
@@ -231,7 +240,8 @@ class RerunPane(Vertical):
         self._status(self.summary())
         self.render_streams()
         if self.result.sidecar:
-            take_in_sidecar(self.app, self.result.sidecar)  # type: ignore[arg-type]
+            # The index is the app's: ask it to take the new row in, never index it here.
+            self.post_message(self.Recorded(self.result.sidecar))
         elif self.result.sidecar_error:
             self.app.notify(
                 neutralize_line(self.result.sidecar_error),
@@ -326,7 +336,7 @@ class RerunPane(Vertical):
         t.rstrip()
         return t
 
-    def _unseen(self, t: Text, st, name: str, c: diff.Comparison) -> None:  # type: ignore[no-untyped-def]
+    def _unseen(self, t: Text, st: Callable[[str], Style], name: str, c: diff.Comparison) -> None:
         assert self.result is not None
         total = c.windows.unseen_bytes
         if not total:
@@ -393,6 +403,7 @@ class RerunPane(Vertical):
             self.app.notify(f"{name}: the agent saw all of it", timeout=3)
             return
         offset = self.pages[name]
+        new: int | None
         if step > 0:
             new = 0 if offset is None else offset + PAGE
             if new >= total:
@@ -431,7 +442,7 @@ class RerunPane(Vertical):
 
     def action_close(self) -> None:
         self.cancel.set()
-        close_pane(self.app)  # type: ignore[arg-type]
+        close_pane(self.screen)  # the pane's own screen: the main one
 
     def on_unmount(self) -> None:
         self.cancel.set()
@@ -478,52 +489,28 @@ def _secs(ms: float | None) -> str:
 
 
 # ---------------------------------------------------------------------- the flow, from the app
-def current_pane(app: TraceApp) -> RerunPane | None:
-    found = app.query(RerunPane)
+# ``root`` is the app (its queries search the main screen) or the main screen itself.
+def current_pane(root: DOMNode | ViewerHost) -> RerunPane | None:
+    found = root.query(RerunPane)
     return found.first() if found else None
 
 
 async def open_pane(
-    app: TraceApp, target: rerun.Target, timeout: float, write_sidecar: bool = True
+    root: DOMNode | ViewerHost, target: rerun.Target, timeout: float, write_sidecar: bool = True
 ) -> None:
     """Show a new pane in place of the detail pane (closing a finished one first)."""
-    for old in app.query(RerunPane):
+    for old in root.query(RerunPane):
         await old.remove()  # gone before the new one (same id) is mounted
-    app.query_one("#main").add_class("-rerun")
-    await app.query_one("#side").mount(
+    root.query_one("#main").add_class("-rerun")
+    await root.query_one("#side").mount(
         RerunPane(target, timeout=timeout, write_sidecar=write_sidecar), before=0
     )
 
 
-def close_pane(app: TraceApp, *, refocus: bool = True) -> None:
+def close_pane(root: DOMNode | ViewerHost, *, refocus: bool = True) -> None:
     """Remove the pane (its result is closed on unmount) and bring the detail pane back."""
-    for pane in app.query(RerunPane):
+    for pane in root.query(RerunPane):
         pane.remove()
-    app.query_one("#main").remove_class("-rerun")
+    root.query_one("#main").remove_class("-rerun")
     if refocus:
-        app.spans.focus()
-
-
-def take_in_sidecar(app: TraceApp, path: str) -> None:
-    """Show the new sidecar row (the re-run) in the list and the chain.
-
-    A live follower reads the sidecar by itself, one created after it started included. A
-    frozen view indexes the sidecar member from where it stopped, right here: it is a few rows.
-    """
-    run, index = app.run_, app.index
-    if run is None or index is None:
-        return
-    run.sidecar = path
-    if app.live.active:
-        return  # the follower notices a new sidecar by itself and reads it
-    mno = next((i for i, im in enumerate(index.members) if im.member.number < 0), None)
-    try:
-        if mno is None:
-            mno = index.add_member(Member(path, -1, False))
-        index.index_member(mno)
-    except OSError as exc:
-        app.notify(
-            f"cannot read {neutralize_line(path)}: {exc.strerror or exc}", timeout=8, markup=False
-        )
-        return
-    app.rows_appended()
+        root.query_one("#spans").focus()

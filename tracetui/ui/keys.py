@@ -1,0 +1,131 @@
+"""The viewer's keys: one :class:`~textual.binding.Binding` per action of the app.
+
+Every binding has an id (``view.<action>``, so a keymap can remap it) and a tooltip; the help
+screen and the command palette read this same list, so they never drift from the keys. Vim
+aliases ride on the same binding; rarely used keys are kept out of the footer (``show=False``).
+The actions themselves are methods of :class:`tracetui.ui.app.TraceApp`.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+
+def _b(
+    key: str,
+    action: str,
+    description: str,
+    tooltip: str,
+    *,
+    show: bool = True,
+    key_display: str | None = None,
+) -> Binding:
+    """One key of the viewer: its id is ``view.<action>``."""
+    return Binding(
+        key,
+        action,
+        description,
+        show=show,
+        key_display=key_display,
+        id=f"view.{action}",
+        tooltip=tooltip,
+    )
+
+
+VIEW_BINDINGS: list[Binding] = [
+    _b("down,j", "cursor_down", "Next row", "Move the cursor down one row", show=False),
+    _b("up,k", "cursor_up", "Previous row", "Move the cursor up one row", show=False),
+    _b("pagedown", "page_down", "Page down", "Move the cursor down one page", show=False),
+    _b("pageup", "page_up", "Page up", "Move the cursor up one page", show=False),
+    _b("g,home", "first", "First row", "Go to the first row", show=False),
+    _b("G,end", "last", "Last row", "Go to the last row", show=False),
+    _b("n", "next_failure", "Next failure", "Next span with a nonzero or missing exit"),
+    _b(
+        "N",
+        "prev_failure",
+        "Previous failure",
+        "Previous span with a nonzero or missing exit",
+        show=False,
+    ),
+    _b("t", "next_truncated", "Next truncated", "Next span whose output was cut"),
+    _b(
+        "T",
+        "prev_truncated",
+        "Previous truncated",
+        "Previous span whose output was cut",
+        show=False,
+    ),
+    _b("L", "latest_failure", "Latest failure", "Jump to the latest failure in the run"),
+    _b(
+        "slash",
+        "search",
+        "Search",
+        "Search argv, notes and previews; Enter finds the next",
+        key_display="/",
+    ),
+    _b("F", "filter_failed", "Failures only", "Show only failed spans (again: show all)"),
+    _b(
+        "X",
+        "filter_truncated",
+        "Truncated only",
+        "Show only truncated spans (again: show all)",
+        show=False,
+    ),
+    _b("R", "toggle_raw", "Raw JSON", "Show the record as JSON instead of the detail"),
+    _b("y", "copy_argv", "Copy argv", "Copy the shell-quoted argv to the clipboard", show=False),
+    _b(
+        "left_square_bracket",
+        "chain_prev",
+        "Previous attempt",
+        "Step to the previous node of the retry chain",
+        show=False,
+        key_display="[",
+    ),
+    _b(
+        "right_square_bracket",
+        "chain_next",
+        "Next attempt",
+        "Step to the next node of the retry chain",
+        show=False,
+        key_display="]",
+    ),
+    _b(
+        "escape",
+        "clear",
+        "Close search / filter",
+        "Close the search bar, else clear the filter",
+        show=False,
+    ),
+    _b("f", "toggle_follow", "Follow", "Follow new spans on/off (LIVE / PAUSED)", show=False),
+    _b(
+        "o",
+        "open_run",
+        "Open run",
+        "Open another run of this folder (new ones included)",
+        show=False,
+    ),
+    _b(
+        "r",
+        "rerun",
+        "Re-run",
+        "Re-run this argv uncapped (after a confirmation) and diff it against the stored preview",
+        show=False,
+    ),
+    _b(
+        "e",
+        "export_report",
+        "Export report",
+        "Write the Markdown postmortem of this span's retry chain to a file here",
+        show=False,
+    ),
+    _b(
+        "s",
+        "stats",
+        "Trends",
+        "Hidden share, failures and response sizes over the run's course",
+        show=False,
+    ),
+    _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
+    _b("q", "quit_app", "Quit", "Leave tracetui"),
+]
+"""The app's bindings, in the order the help screen lists them."""
