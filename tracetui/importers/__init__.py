@@ -4,6 +4,8 @@ Inspect AI). Each is chosen by content, never by file name alone.
 The contract with the rest of the core: :func:`sniff` names the format of a file (or None for
 tracetui's own JSONL dialects), and :func:`convert` yields one record dict per tool call in the
 ``import/<format>`` dialect, which :func:`tracetui.model.spans.normalize` reads like tracetui/1.
+Both go through the importers listed in :data:`~tracetui.importers.registry.IMPORTERS` (each an
+:class:`~tracetui.importers.protocol.Importer`, one per format module).
 The index writes those records to a temporary JSONL file and indexes it like any run, so view,
 summary, lint, report, export and rerun all work on imported traces.
 
@@ -14,26 +16,16 @@ was skipped, which the index turns into a note on the run.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from tracetui.importers._common import ImportProblem, Problems
+from tracetui.importers.registry import IMPORTERS, by_name
 from tracetui.importers.sniffing import sniff
 
-__all__ = ["FORMATS", "ImportProblem", "convert", "sniff"]
-
-FORMATS = {
-    "claude-code": "claude_code",
-    "swe-agent": "swe_agent",
-    "mini-swe-agent": "mini_swe_agent",
-    "openhands": "openhands",
-    "codex": "codex",
-    "inspect-ai": "inspect_ai",
-}
-"""Format name → module in this package."""
+__all__ = ["IMPORTERS", "ImportProblem", "convert", "sniff"]
 
 
 def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
@@ -42,14 +34,13 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     Raises ValueError for an unknown format, OSError when the file cannot be read, and
     :class:`ImportProblem` (after yielding all it could) when parts of the file were skipped.
     """
-    name = FORMATS.get(fmt)
-    if name is None:
+    importer = by_name(fmt)
+    if importer is None:
         raise ValueError(f"no importer for {fmt!r}")
-    module = importlib.import_module(f"tracetui.importers.{name}")
     problems = Problems()
     count = 0
     try:
-        for record in module.convert(path, problems):
+        for record in importer.convert(path, problems):
             count += 1
             try:
                 orjson.dumps(record)

@@ -59,7 +59,7 @@ class Problems:
 # ------------------------------------------------------------------------------------- reading
 def open_bytes(path: str) -> IO[bytes]:
     """Open a trace for reading; a gzip'd trace (by its magic bytes) is decompressed on the fly."""
-    fh = open(path, "rb")
+    fh = open(path, "rb")  # noqa: SIM115 -- the caller owns the handle (and closes it)
     magic = fh.read(2)
     fh.seek(0)
     if magic == b"\x1f\x8b":
@@ -110,8 +110,9 @@ def text_of(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(t for t in (text_of(part) for part in content) if t)
     if isinstance(content, dict):
-        if isinstance(content.get("text"), str):
-            return content["text"]
+        text = content.get("text")
+        if isinstance(text, str):
+            return text
         kind = content.get("type")
         if kind in ("image", "image_url"):
             return "[image]"
@@ -139,6 +140,16 @@ def shell_argv(command: str) -> list[str]:
 def tool_argv(name: str, args: Any) -> list[str]:
     """A non-shell tool call as ``[tool name, JSON input]`` (not runnable: it names no program)."""
     return [name, json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)]
+
+
+def as_dict(v: Any) -> dict[str, Any]:
+    """``v`` when it is a JSON object, else an empty one (a field of the wrong shape reads empty)."""
+    return v if isinstance(v, dict) else {}
+
+
+def as_list(v: Any) -> list[Any]:
+    """``v`` when it is a JSON array, else an empty one."""
+    return v if isinstance(v, list) else []
 
 
 def as_int(v: Any) -> int | None:

@@ -24,6 +24,7 @@ from tracetui.importers._common import (
     NO_CODE,
     InOrder,
     Problems,
+    as_dict,
     base_record,
     duration_ms,
     guarded,
@@ -35,10 +36,26 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
+from tracetui.importers.protocol import Format, Head
 
 FORMAT = "claude-code"
 _EXIT = re.compile(r"\AExit code (-?\d+)\b")
 _INTERRUPTED = "[Request interrupted by user"
+_LINE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot"}
+
+
+def sniff(head: Head) -> int:
+    """A session line: one of Claude Code's line types, with its message or session ids."""
+    return head.line_confidence(_is_session_line)
+
+
+def _is_session_line(obj: dict[str, Any]) -> bool:
+    kind = obj.get("type")
+    return (
+        isinstance(kind, str)
+        and kind in _LINE_TYPES
+        and ("uuid" in obj or "sessionId" in obj or "leafUuid" in obj)
+    )
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -77,10 +94,10 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
 
 def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
     name = str(item.get("name") or "?")
-    args = item.get("input") if isinstance(item.get("input"), dict) else {}
+    args = as_dict(item.get("input"))
     command = args.get("command")
     shell = name == "Bash" and isinstance(command, str)
-    argv = shell_argv(command) if shell else tool_argv(name, args)
+    argv = shell_argv(command) if shell and isinstance(command, str) else tool_argv(name, args)
     rec = base_record(
         FORMAT, path, str(item.get("id") or f"line{line_no}"), name, argv, rerunnable=shell
     )
@@ -124,3 +141,6 @@ def _result(
     else:
         set_exit(rec, 0)
     return True
+
+
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("claude-code",))

@@ -26,6 +26,7 @@ from typing import Any
 from tracetui.importers._common import (
     InOrder,
     Problems,
+    as_dict,
     as_int,
     base_record,
     duration_ms,
@@ -36,10 +37,50 @@ from tracetui.importers._common import (
     shell_argv,
     text_of,
 )
+from tracetui.importers.protocol import Format, Head
 
 FORMAT = "codex"
 _WRAPPERS = ("data", "event", "msg", "payload")
+_EXEC_TYPES = {
+    "thread.started",
+    "turn.started",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "turn.completed",
+    "turn.failed",
+}
+_ROLLOUT_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+_MSG_TYPES = {
+    "exec_command_begin",
+    "exec_command_end",
+    "task_started",
+    "agent_message",
+    "session_configured",
+    "task_complete",
+    "token_count",
+}
+_NESTED_TYPES = _EXEC_TYPES | _MSG_TYPES
 _SHELL_FUNCTIONS = {"shell", "container.exec", "exec_command", "local_shell", "shell_command"}
+
+
+def sniff(head: Head) -> int:
+    """An exec-stream event, a rollout line, or either nested under a wrapper's key."""
+    return head.line_confidence(_is_event_line)
+
+
+def _is_event_line(obj: dict[str, Any]) -> bool:
+    kind = obj.get("type")
+    if isinstance(kind, str) and (
+        kind in _EXEC_TYPES or (kind in _ROLLOUT_TYPES and "payload" in obj)
+    ):
+        return True
+    for key in _WRAPPERS:
+        inner = obj.get(key)
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if isinstance(kind, str) and kind in _NESTED_TYPES:
+            return True
+    return False
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -59,12 +100,13 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
             continue
         item = ev.get("item")
         if isinstance(kind, str) and kind.startswith("item.") and isinstance(item, dict):
+            # An exec-stream command: folded in, and yielded once its completion arrives.
             if (
                 item.get("type") in ("command_execution", "commandExecution")
                 and str(item.get("id")) not in done
+                and _exec_item(path, calls, line_no, ts, kind, item, cwd)
             ):
-                if _exec_item(path, calls, line_no, ts, kind, item, cwd):
-                    yield from _ready(calls, done, str(item.get("id")))
+                yield from _ready(calls, done, str(item.get("id")))
             continue
         call_id = ev.get("call_id")
         if call_id is None or str(call_id) in done:
@@ -159,7 +201,7 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> bool:
                 args = json.loads(args)
             except ValueError:
                 args = {"command": args}
-        action = ev.get("action") if isinstance(ev.get("action"), dict) else {}
+        action = as_dict(ev.get("action"))
         args = args if isinstance(args, dict) else action
         rec["_wants_output"] = True
         rec["tool_name"] = str(ev.get("name") or "shell")
@@ -251,3 +293,6 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
     else:
         set_exit(rec, code)
     return rec
+
+
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("codex",))

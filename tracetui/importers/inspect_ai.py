@@ -25,7 +25,9 @@ from tracetui.importers._common import (
     NO_CODE,
     ImportProblem,
     Problems,
+    as_dict,
     as_int,
+    as_list,
     base_record,
     duration_ms,
     guarded,
@@ -36,10 +38,32 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
+from tracetui.importers.protocol import NO, Format, Head
 from tracetui.store.reader import loads
 
 FORMAT = "inspect-ai"
 _SHELL = {"bash": "cmd", "shell": "cmd", "exec": "cmd"}
+
+
+def sniff(head: Head) -> int:
+    """An ``.eval`` zip by its entry names, or a ``.json`` log by its top-level keys."""
+    if head.zip_names is not None:
+        names = head.zip_names
+        if (
+            "header.json" in names
+            or "_journal/start.json" in names
+            or any(n.startswith("samples/") and n.endswith(".json") for n in names)
+        ):
+            return 50
+        return NO
+    text = head.text
+    if (
+        text.startswith("{")
+        and head.has("eval", "version")
+        and (head.has("samples") or head.has("task"))
+    ):
+        return 30
+    return NO
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -90,7 +114,7 @@ def _sample(path: str, sample: Any, where: str, problems: Problems) -> Iterator[
         problems.add(f"{where}: not an object, skipped")
         return
     sid = f"{sample.get('id')}/{sample.get('epoch', 1)}"
-    messages = sample.get("messages") if isinstance(sample.get("messages"), list) else []
+    messages = as_list(sample.get("messages"))
     seen: dict[str, dict[str, Any]] = {}
     calls: list[tuple[int, dict[str, Any]]] = []
     for i, msg in enumerate(messages):
@@ -102,7 +126,7 @@ def _sample(path: str, sample: Any, where: str, problems: Problems) -> Iterator[
         for call in tool_calls if isinstance(tool_calls, list) else []:
             if msg.get("role") == "assistant" and isinstance(call, dict):
                 calls.append((i, call))
-    events = sample.get("events") if isinstance(sample.get("events"), list) else []
+    events = as_list(sample.get("events"))
     tool_events = [
         (i, e) for i, e in enumerate(events) if isinstance(e, dict) and e.get("event") == "tool"
     ]
@@ -142,10 +166,10 @@ def _span(
     path: str, sid: str, i: int, ev: dict[str, Any], msg: dict[str, Any] | None, is_event: bool
 ) -> dict[str, Any]:
     function = str(ev.get("function") or "?")
-    args = ev.get("arguments") if isinstance(ev.get("arguments"), dict) else {}
+    args = as_dict(ev.get("arguments"))
     cmd = args.get(_SHELL.get(function, "\0"))
     shell = isinstance(cmd, str)
-    argv = ["bash", "--login", "-c", cmd] if shell else tool_argv(function, args)
+    argv = ["bash", "--login", "-c", cmd] if isinstance(cmd, str) else tool_argv(function, args)
     rec = base_record(FORMAT, path, f"{sid}/{ev.get('id')}", function, argv, rerunnable=shell)
     rec["sample"] = sid
     rec["source_index"] = i
@@ -156,7 +180,7 @@ def _span(
         wt = ev.get("working_time")
         if rec["duration_ms"] is None and isinstance(wt, (int, float)) and not isinstance(wt, bool):
             rec["duration_ms"] = round(float(wt) * 1000.0, 3)
-    view = ev.get("view") if isinstance(ev.get("view"), dict) else {}
+    view = as_dict(ev.get("view"))
     rec["agent_note"] = one_line(view.get("title")) if view else None
     full = text_of(ev.get("result")) if is_event and ev.get("result") is not None else None
     error = ev.get("error") if isinstance(ev.get("error"), dict) else None
@@ -198,3 +222,6 @@ def _sandbox_exit(events: Any) -> int | None:
         if isinstance(ev, dict) and ev.get("event") == "sandbox" and ev.get("action") == "exec":
             code = as_int(ev.get("result"))
     return code
+
+
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("inspect-ai",))

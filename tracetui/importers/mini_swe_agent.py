@@ -22,6 +22,7 @@ from typing import Any
 
 from tracetui.importers._common import (
     Problems,
+    as_dict,
     as_int,
     base_record,
     duration_ms,
@@ -34,6 +35,7 @@ from tracetui.importers._common import (
     shell_argv,
     text_of,
 )
+from tracetui.importers.protocol import NO, Format, Head
 
 FORMAT = "mini-swe-agent"
 _FENCE = re.compile(r"```(?:mswea_bash_command|bash)[ \t]*\n(.*?)\n?```", re.DOTALL)
@@ -44,6 +46,17 @@ _TAIL = re.compile(r"<output_tail>\n?(.*?)\n?</output_tail>", re.DOTALL)
 _TIMEOUT = re.compile(
     r"timed out and has been killed|TimeoutExpired|timed out after", re.IGNORECASE
 )
+
+
+def sniff(head: Head) -> int:
+    """2.x names itself (``mini_version``, the ``trajectory_format``, its command fence); 1.x is a
+    bare list of messages holding ``<returncode>`` tags."""
+    text = head.text
+    if "mini-swe-agent" in text or head.has("mini_version") or "mswea_bash_command" in text:
+        return 40
+    if text.startswith("[") and head.has("role", "content") and "<returncode>" in text:
+        return 40
+    return NO
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -68,7 +81,7 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict):
             continue
-        extra = msg.get("extra") if isinstance(msg.get("extra"), dict) else {}
+        extra = as_dict(msg.get("extra"))
         if msg.get("role") == "assistant":
             tool_calls = msg.get("tool_calls")
             for k, call in enumerate(tool_calls if isinstance(tool_calls, list) else []):
@@ -107,7 +120,7 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
 def _call_v2(
     path: str, i: int, msg: dict[str, Any], call: dict[str, Any], extra: dict[str, Any]
 ) -> dict[str, Any]:
-    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+    fn = as_dict(call.get("function"))
     args = fn.get("arguments")
     if isinstance(args, str):
         args = json.loads(args)
@@ -173,3 +186,6 @@ def _observation(rec: dict[str, Any], text: str, raw: str | None, code: int | No
         set_exit(rec, None, "timed out: mini-swe-agent killed the command (no exit code)")
     else:
         set_exit(rec, None, "no return code in the observation")
+
+
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("mini-swe-agent",))

@@ -24,6 +24,7 @@ from typing import Any
 from tracetui.importers._common import (
     NO_CODE,
     Problems,
+    as_dict,
     as_int,
     base_record,
     duration_ms,
@@ -38,8 +39,10 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
+from tracetui.importers.protocol import NO, Format, Head
 
 FORMAT = "openhands"
+_SOURCE = re.compile(r'"source"\s*:\s*"(agent|user|environment)"')
 _SUFFIX = re.compile(r"\[The command completed with exit code (-?\d+)\.\]")
 _NOT_TOOLS = {
     "message",
@@ -54,6 +57,30 @@ _NOT_TOOLS = {
     "delegate",
     "mcp_list",
 }
+
+
+def sniff(head: Head) -> int:
+    """An instance line (``instance_id`` + ``history[]``) or an event line; else, as a whole
+    document, an ``output.jsonl`` whose first line is longer than the head (strong) or an event
+    list saved as one JSON array (weak: checked after every other document format)."""
+    line = head.line_confidence(_is_instance_or_event)
+    if line:
+        return line
+    if head.has("instance_id", "history"):
+        return 60
+    if head.text.startswith("[") and head.has("action") and _SOURCE.search(head.text):
+        return 20
+    return NO
+
+
+def _is_instance_or_event(obj: dict[str, Any]) -> bool:
+    if isinstance(obj.get("history"), list) and ("instance_id" in obj or "instance" in obj):
+        return True
+    return (
+        isinstance(obj.get("id"), int)
+        and ("action" in obj or "observation" in obj)
+        and "source" in obj
+    )
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -148,10 +175,10 @@ def _span(
     instance: str | None,
 ) -> dict[str, Any]:
     kind = str(action["action"])
-    args = action.get("args") if isinstance(action.get("args"), dict) else {}
+    args = as_dict(action.get("args"))
     command = args.get("command")
     shell = kind == "run" and isinstance(command, str)
-    argv = shell_argv(command) if shell else tool_argv(kind, args)
+    argv = shell_argv(command) if shell and isinstance(command, str) else tool_argv(kind, args)
     ident = action.get("id", i)
     cid = f"{instance}:{ident}" if instance is not None else str(ident)
     rec = base_record(FORMAT, path, cid, kind, argv, rerunnable=shell)
@@ -174,8 +201,8 @@ def _span(
     text = text_of(obs.get("content"))
     # Older versions stored the output already cut, so an unmarked text proves nothing.
     set_output(rec, text)
-    extras = obs.get("extras") if isinstance(obs.get("extras"), dict) else {}
-    meta = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+    extras = as_dict(obs.get("extras"))
+    meta = as_dict(extras.get("metadata"))
     if rec["cwd"] is None and isinstance(meta.get("working_dir"), str):
         rec["cwd"] = meta["working_dir"]
     if obs.get("observation") == "error":
@@ -199,3 +226,7 @@ def _span(
     else:
         set_exit(rec, code)
     return rec
+
+
+# ``generic``: the bare ``<response clipped>`` that starts OpenHands' clip notices.
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("openhands", "generic"))

@@ -32,6 +32,7 @@ from tracetui.importers._common import (
     shell_argv,
     text_of,
 )
+from tracetui.importers.protocol import NO, Format, Head
 from tracetui.model.markers import find_marker
 
 FORMAT = "swe-agent"
@@ -45,6 +46,17 @@ _FAILURE_SIGNS = re.compile(
     r"|^=+ .*\b\d+ failed\b",
     re.MULTILINE,
 )
+
+
+def sniff(head: Head) -> int:
+    """One JSON object with a ``trajectory`` of ``action``/``observation`` steps."""
+    if (
+        head.text.startswith("{")
+        and head.has("trajectory")
+        and (head.has("action") or head.has("observation"))
+    ):
+        return 50
+    return NO
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
@@ -126,3 +138,7 @@ def _step(path: str, i: int, step: dict[str, Any], sent: str | None) -> dict[str
         set_exit(rec, 0)
         rec["exit_code_inferred"] = True
     return rec
+
+
+# ``generic``: the bare ``<response clipped>`` that starts SWE-agent's clip notices.
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("swe-agent", "generic"))

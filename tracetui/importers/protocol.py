@@ -1,0 +1,92 @@
+"""What an importer is: a name, a sniffer, a converter, and the truncation markers its agent writes.
+
+Each format module defines one :class:`Format` named ``IMPORTER``, and
+:mod:`tracetui.importers.registry` lists them all. Sniffing asks every importer how sure it is
+that a file's head is its format (a :data:`confidence`) and takes the surest; ties go to the
+importer listed first.
+
+Confidences: a line-oriented format (JSON Lines) that recognises line ``i`` of the head scores
+``LINE - i`` (:meth:`Head.line_confidence`), so the format of the earliest recognisable line wins,
+as a reader scanning from the top would decide. A whole-document format (one JSON value, a zip)
+scores below :data:`DOCUMENT_MAX`: such evidence only counts when no line was recognised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol, runtime_checkable
+
+from tracetui.importers._common import Problems
+
+NO = 0
+"""Not this format."""
+HEAD_LINES = 30
+"""Lines of the head that line-oriented sniffers look at."""
+LINE = 100
+"""Confidence for a recognised first line; each later line scores one less."""
+DOCUMENT_MAX = LINE - HEAD_LINES
+"""Whole-document evidence scores below this (so any recognised line beats it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The first bytes of a file, read once and shared by every sniffer."""
+
+    text: str
+    """The head as text (BOM and leading blanks stripped); empty for a zip."""
+    lines: list[Any]
+    """Up to :data:`HEAD_LINES` complete JSON lines, parsed (None for a line that is not JSON)."""
+    zip_names: tuple[str, ...] | None = None
+    """The entry names when the file is a zip, else None."""
+
+    def has(self, *keys: str) -> bool:
+        """Whether every one of ``keys`` appears as a JSON object key in the head's text."""
+        return all(_key(k).search(self.text) for k in keys)
+
+    def line_confidence(self, matches: Callable[[dict[str, Any]], bool]) -> int:
+        """``LINE - i`` for the first line ``i`` (a JSON object) that ``matches``; else :data:`NO`."""
+        for i, obj in enumerate(self.lines):
+            if isinstance(obj, dict) and matches(obj):
+                return LINE - i
+        return NO
+
+
+@lru_cache(maxsize=64)
+def _key(name: str) -> re.Pattern[str]:
+    return re.compile(r'"' + re.escape(name) + r'"\s*:')
+
+
+@runtime_checkable
+class Importer(Protocol):
+    """One foreign trace format."""
+
+    @property
+    def name(self) -> str:
+        """The format's name (``claude-code``…): ``source_format`` and ``import/<name>``."""
+        ...
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The marker families (:mod:`tracetui.model.markers`) this agent writes when it cuts."""
+        ...
+
+    def sniff(self, head: Head) -> int:
+        """How sure the importer is that ``head`` is its format: :data:`NO` (0) when not."""
+        ...
+
+    def convert(self, path: str, problems: Problems) -> Iterator[dict[str, Any]]:
+        """One ``import/<name>`` record per tool call; skipped parts go to ``problems``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """An :class:`Importer` made of a format module's functions."""
+
+    name: str
+    sniff: Callable[[Head], int]
+    convert: Callable[[str, Problems], Iterator[dict[str, Any]]]
+    markers: tuple[str, ...]
