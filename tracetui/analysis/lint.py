@@ -60,10 +60,13 @@ def check_record(
     for r in record_rules() if rules is None else rules:
         if r.on == "tool" and not is_tool:
             continue
-        got = [(r.code, msg) for msg in r.check(rec, span)]
-        if got and r.gate:
-            return got
-        findings.extend(got)
+        if r.gate:
+            gated = [(r.code, msg) for msg in r.check(rec, span)]
+            if gated:
+                return gated
+            continue
+        code = r.code
+        findings.extend((code, msg) for msg in r.check(rec, span))
     return findings
 
 
@@ -84,7 +87,7 @@ def lint_index(index: RunIndex) -> list[Issue]:
             issues.extend(Issue(path, line, r.code, m) for r in line_rules for m in r.check(got))
             continue
         findings = check_record(got.raw, got, per_record)
-        if any(RULES[code].gate for code, _ in findings):
+        if findings and RULES[findings[0][0]].gate:  # a gate's findings come alone
             gated.add(row)
         issues.extend(Issue(path, line, code, msg) for code, msg in findings)
     frozen = frozenset(gated)
