@@ -48,14 +48,14 @@ PROBES = {
         extra = {"records": n}
     """,
     "tracetui index": """
-        from tracetui.store.index import build_index
+        from tracetui.store.build import build_index
         from tracetui.store.runset import open_path
         ix = build_index(open_path(BASE)[0])
         extra = {"rows": len(ix), "failed": ix.stats.failed}
     """,
     "tracetui index (no C)": """
         os.environ["TRACETUI_NO_C"] = "1"
-        from tracetui.store.index import build_index
+        from tracetui.store.build import build_index
         from tracetui.store.runset import open_path
         ix = build_index(open_path(BASE)[0])
         extra = {"rows": len(ix)}

@@ -127,7 +127,7 @@ def test_formats(got: str, want: str) -> None:
 
 def test_headline_of_the_creep_run(tmp_path: Path) -> None:
     from tracetui.analysis.trends import trend_summary
-    from tracetui.store.index import build_index
+    from tracetui.store.build import build_index
     from tracetui.store.runset import open_paths
 
     index = build_index(open_paths([str(creep_run(tmp_path / "creep"))])[0])

@@ -13,7 +13,7 @@ import pytest
 from records import encode_line, tool
 
 from tracetui.model.flags import BAD
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.reader import iter_lines
 from tracetui.store.runset import open_path
 

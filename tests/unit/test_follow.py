@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tracetui.live.follow import Follower
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import open_path
 

@@ -113,7 +113,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
                 continue
             nxt = todo.pop()
             if state.get(nxt) == 1:
-                return path[path.index(nxt) :] + [nxt]
+                return [*path[path.index(nxt) :], nxt]
             if not state.get(nxt):
                 state[nxt] = 1
                 path.append(nxt)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tracetui.importers import sniff
+from tracetui.store import build as build_mod
 from tracetui.store import index as index_mod
 from tracetui.store import runset
 
@@ -31,10 +32,10 @@ CASES: list[
         "claude_session.jsonl",
         "claude-code",
         [
-            ("toolu_01", B + ["pytest -q tests/test_checkout.py"], 1, False, None, 0),
-            ("toolu_02", B + ["npm run build"], None, False, None, 0),
-            ("toolu_03", B + ["cat logs/checkout.log"], 0, True, "head_tail", 6645),
-            ("toolu_04", B + ["grep -rn total src/"], 0, True, "head", 85400),
+            ("toolu_01", [*B, "pytest -q tests/test_checkout.py"], 1, False, None, 0),
+            ("toolu_02", [*B, "npm run build"], None, False, None, 0),
+            ("toolu_03", [*B, "cat logs/checkout.log"], 0, True, "head_tail", 6645),
+            ("toolu_04", [*B, "grep -rn total src/"], 0, True, "head", 85400),
             (
                 "toolu_05",
                 ["Read", '{"file_path": "/home/dev/shop/src/cart.py"}'],
@@ -43,55 +44,55 @@ CASES: list[
                 None,
                 0,
             ),
-            ("toolu_06", B + ["sleep 600"], None, None, None, None),
+            ("toolu_06", [*B, "sleep 600"], None, None, None, None),
         ],
     ),
     (
         "swe_agent.traj",
         "swe-agent",
         [
-            ("step-1", B + ["ls"], 0, False, None, 0),
-            ("step-2", B + ["python reproduce.py"], None, False, None, 0),
-            ("step-3", B + ["open src/big.py"], 0, True, "head", None),
-            ("step-4", B + ["cat data.json"], 0, True, "head", 20),
-            ("step-5", B + ["pytest tests/"], None, False, None, 0),
-            ("step-6", B + ["submit"], 0, False, None, 0),
+            ("step-1", [*B, "ls"], 0, False, None, 0),
+            ("step-2", [*B, "python reproduce.py"], None, False, None, 0),
+            ("step-3", [*B, "open src/big.py"], 0, True, "head", None),
+            ("step-4", [*B, "cat data.json"], 0, True, "head", 20),
+            ("step-5", [*B, "pytest tests/"], None, False, None, 0),
+            ("step-6", [*B, "submit"], 0, False, None, 0),
         ],
     ),
     (
         "mini_v2.traj.json",
         "mini-swe-agent",
         [
-            ("call_1", B + ["ls -la"], 0, False, None, 0),
-            ("call_2", B + ["python gen.py"], 0, True, "head_tail", 12000),
-            ("call_3", B + ["make test"], 2, False, None, 0),
+            ("call_1", [*B, "ls -la"], 0, False, None, 0),
+            ("call_2", [*B, "python gen.py"], 0, True, "head_tail", 12000),
+            ("call_3", [*B, "make test"], 2, False, None, 0),
         ],
     ),
     (
         "mini_v1.traj.json",
         "mini-swe-agent",
         [
-            ("step-1", B + ["ls"], 0, False, None, 0),
+            ("step-1", [*B, "ls"], 0, False, None, 0),
             (
                 "step-2",
-                B + ["cat huge.txt"],
+                [*B, "cat huge.txt"],
                 0,
                 True,
                 "head_tail",
                 12000,
             ),  # "12000 characters elided": a lower bound
-            ("step-3", B + ["sleep 999"], None, False, None, 0),
-            ("step-4", B + ["grep -r foo ."], 1, False, None, 0),
+            ("step-3", [*B, "sleep 999"], None, False, None, 0),
+            ("step-4", [*B, "grep -r foo ."], 1, False, None, 0),
         ],
     ),
     (
         "openhands_output.jsonl",
         "openhands",
         [
-            ("django__django-11099:1", B + ["ls"], 0, None, None, None),
-            ("django__django-11099:3", B + ["python -m pytest tests/forms"], 1, None, None, None),
-            ("django__django-11099:5", B + ["python -m http.server 8000"], None, None, None, None),
-            ("django__django-11099:7", B + ["C-c"], 130, True, "tail", None),
+            ("django__django-11099:1", [*B, "ls"], 0, None, None, None),
+            ("django__django-11099:3", [*B, "python -m pytest tests/forms"], 1, None, None, None),
+            ("django__django-11099:5", [*B, "python -m http.server 8000"], None, None, None, None),
+            ("django__django-11099:7", [*B, "C-c"], 130, True, "tail", None),
             (
                 "django__django-11099:9",
                 ["read", '{"path": "/workspace/django/big.py", "thought": "Read the module."}'],
@@ -100,8 +101,8 @@ CASES: list[
                 "head",
                 None,
             ),
-            ("astropy__astropy-12907:1", B + ["cat build.log"], 0, True, "head_tail", None),
-            ("astropy__astropy-12907:3", B + ["false"], 1, None, None, None),
+            ("astropy__astropy-12907:1", [*B, "cat build.log"], 0, True, "head_tail", None),
+            ("astropy__astropy-12907:3", [*B, "false"], 1, None, None, None),
             (
                 "astropy__astropy-12907:5",
                 ["edit", '{"content": "x = 1\\n", "path": "/workspace/missing.py"}'],
@@ -125,22 +126,22 @@ CASES: list[
         ROLLOUT,
         "codex",
         [
-            ("call_1", B + ["cargo test"], 101, True, "head_tail", 1234),
-            ("call_2", B + ["git status --short"], 0, False, None, 0),
-            ("call_3", B + ["cat big.txt"], 0, True, "head_tail", 1079),
-            ("call_4", B + ["cat dump.json"], 0, True, "head", 4999),
-            ("call_5", B + ["rg TODO"], 0, True, "head", 9759),
-            ("call_6", B + ["cargo doc"], 0, True, "head_tail", 3500),
+            ("call_1", [*B, "cargo test"], 101, True, "head_tail", 1234),
+            ("call_2", [*B, "git status --short"], 0, False, None, 0),
+            ("call_3", [*B, "cat big.txt"], 0, True, "head_tail", 1079),
+            ("call_4", [*B, "cat dump.json"], 0, True, "head", 4999),
+            ("call_5", [*B, "rg TODO"], 0, True, "head", 9759),
+            ("call_6", [*B, "cargo doc"], 0, True, "head_tail", 3500),
         ],
     ),
     (
         "inspect_log.json",
         "inspect-ai",
         [
-            ("task-1/1/call_1", IB + ["ls"], 0, False, None, 0),
-            ("task-1/1/call_2", IB + ["cat big.log"], 0, True, "head_tail", 23616),
-            ("task-1/1/call_3", IB + ["pytest -q"], None, False, None, 0),
-            ("task-1/1/call_4", IB + ["grep -q needle haystack"], 2, False, None, 0),
+            ("task-1/1/call_1", [*IB, "ls"], 0, False, None, 0),
+            ("task-1/1/call_2", [*IB, "cat big.log"], 0, True, "head_tail", 23616),
+            ("task-1/1/call_3", [*IB, "pytest -q"], None, False, None, 0),
+            ("task-1/1/call_4", [*IB, "grep -q needle haystack"], 2, False, None, 0),
             (
                 "task-1/1/call_5",
                 ["text_editor", '{"command": "view", "path": "/repo/a.py"}'],
@@ -158,7 +159,7 @@ CASES.append(("inspect_log.eval", "inspect-ai", CASES[-1][2]))
 def _load(name: str) -> tuple[runset.Run, index_mod.RunIndex]:
     runs = runset.open_path(os.path.join(AGENTS, name))
     assert len(runs) == 1
-    return runs[0], index_mod.build_index(runs[0])
+    return runs[0], build_mod.build_index(runs[0])
 
 
 @pytest.mark.parametrize(("name", "fmt", "expected"), CASES, ids=[c[0] for c in CASES])

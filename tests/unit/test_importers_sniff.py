@@ -14,7 +14,7 @@ import pytest
 
 from tracetui.importers import ImportProblem, convert, sniff
 from tracetui.model.markers import find_marker
-from tracetui.store import index as index_mod
+from tracetui.store import build as build_mod
 from tracetui.store import runset
 
 AGENTS = os.path.join(os.path.dirname(__file__), os.pardir, "data", "agents")
@@ -117,7 +117,7 @@ def test_sniff_gzipped_trace(tmp_path: Path) -> None:
     with open(os.path.join(AGENTS, "claude_session.jsonl"), "rb") as src:
         path.write_bytes(gzip.compress(src.read()))
     assert sniff(str(path)) == "claude-code"
-    ix = index_mod.build_index(runset.open_path(str(path))[0])
+    ix = build_mod.build_index(runset.open_path(str(path))[0])
     assert ix.stats.spans == 6
 
 

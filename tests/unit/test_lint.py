@@ -11,7 +11,7 @@ import pytest
 from records import tool
 
 from tracetui.analysis.lint import RULES, lint_index
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
 CUT = {

@@ -18,7 +18,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Status
 from records import tool
 
 from tracetui.export import otlp
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
 RECORDS = [

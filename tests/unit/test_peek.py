@@ -6,7 +6,7 @@ from typing import Any
 
 from records import tool
 
-from tracetui.store.index import build_index, peek_index
+from tracetui.store.build import build_index, peek_index
 from tracetui.store.runset import open_path
 
 

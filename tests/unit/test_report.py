@@ -20,7 +20,7 @@ from tracetui.export.report import (
 from tracetui.model.markers import marker_line
 from tracetui.model.spans import normalize
 from tracetui.rerun import diff
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
 CAP = 64

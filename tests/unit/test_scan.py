@@ -11,7 +11,8 @@ import pytest
 from records import encode_line, tool
 
 from tracetui.store import fastindex
-from tracetui.store.index import RunIndex, build_index
+from tracetui.store.build import build_index
+from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path
 
 pytestmark = pytest.mark.skipif(not fastindex.available(), reason="C scanner not built")
@@ -159,7 +160,7 @@ def test_random_records_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         "schema",
     ]
     lines = []
-    for i in range(3000):
+    for _i in range(3000):
         rec = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(1, len(keys)))}
         if rng.random() < 0.5:
             rec["schema"] = "tracetui/1"

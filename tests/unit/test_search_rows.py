@@ -20,7 +20,7 @@ from tracetui.analysis.rows import (
 from tracetui.analysis.search import matcher
 from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.spans import normalize
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import open_paths
 

@@ -8,7 +8,7 @@ import pytest
 from records import tool
 
 from tracetui.analysis import trends
-from tracetui.store.index import build_index
+from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
 

@@ -8,7 +8,6 @@ data can make a chain odd but never makes a loop infinite.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import islice
 
 from tracetui.store.index import RunIndex
 
@@ -61,50 +60,54 @@ class ChainIndex:
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
-        self._seen = 0
-        """Index length at the last refresh."""
+        self._seen = -1
+        """Index generation at the last refresh."""
         self._linked = 0
-        """Entries of ``index.parent_ids`` already linked."""
+        """Parent links of the index already linked."""
         self._children: dict[int, list[int]] = {}
         self._waiting: dict[str, list[int]] = {}
         """Parent id → rows naming it, for parents not (yet) in the set: a live run may bring them."""
 
     def _refresh(self) -> None:
-        """Link the rows appended since the last call (incremental: a live run grows by batches).
+        """Link the rows committed since the last call (incremental: a live run grows by batches).
 
-        Only rows that name a parent are visited (``parent_ids`` in insertion order, from where
-        the last call stopped), so a million-row index costs its retries, not its rows.
+        Only rows that name a parent are visited (the index's parent links, from where the last
+        call stopped), so a million-row index costs its retries, not its rows. The links are a
+        copy taken under the index's lock: the follower may append meanwhile.
         """
         index = self.index
-        n = len(index)
-        if n == self._seen:
+        generation = index.generation
+        if generation == self._seen:
             return
-        parent_ids, id_rows = index.parent_ids, index.id_rows
+        n = len(index)
+        links = index.links(self._linked)
+        self._linked += len(links)
+        id_rows = index.id_rows
         children, waiting = self._children, self._waiting
         touched: set[int] = set()
-        for row, pid in islice(parent_ids.items(), self._linked, None):
+        for row, pid in links:
             prow = id_rows.get(pid)
-            if prow is None:
+            if prow is None or prow >= n:
                 waiting.setdefault(pid, []).append(row)
             elif prow != row:
                 children.setdefault(prow, []).append(row)
                 touched.add(prow)
-        self._linked = len(parent_ids)
         # Parents that arrived after their retries (out of order, or a member read late).
-        for pid in [p for p in waiting if p in id_rows]:
+        for pid in [p for p in waiting if id_rows.get(p, n) < n]:
             prow = id_rows[pid]
             children.setdefault(prow, []).extend(k for k in waiting.pop(pid) if k != prow)
             touched.add(prow)
         for prow in touched:  # insertion order is not always row order (patched slow rows)
             children[prow].sort()
-        self._seen = n
+        self._seen = generation
 
     def parent_row(self, row: int) -> int | None:
         pid = self.index.parent_ids.get(row)
         if pid is None:
             return None
         prow = self.index.id_rows.get(pid)
-        return None if prow == row else prow
+        # A parent registered but not yet committed is not there yet for readers.
+        return None if prow is None or prow == row or prow >= len(self.index) else prow
 
     def root_of(self, row: int) -> tuple[int, bool]:
         """``(root row, cycle found)`` walking parents up from ``row``."""
@@ -152,11 +155,15 @@ class ChainIndex:
             missing = pid
         return Chain(root, missing, cycle)
 
+    def _linked_rows(self) -> list[int]:
+        """Committed rows that name a parent (a snapshot: safe while the run grows)."""
+        return [row for row, _pid in self.index.links()]
+
     def multi_attempt_chains(self) -> list[Chain]:
         """Every chain of two or more attempts, in the set order of their roots."""
         self._refresh()
         roots: dict[int, bool] = {}
-        for row in self.index.parent_ids:
+        for row in self._linked_rows():
             root, _cycle = self.root_of(row)
             roots[root] = True
         chains = [self.chain(r) for r in sorted(roots)]
@@ -170,7 +177,7 @@ class ChainIndex:
         """
         root_memo: dict[int, int] = {}
         groups: dict[int, list[int]] = {}
-        for row in self.index.parent_ids:
+        for row in self._linked_rows():
             path = []
             current = row
             while current not in root_memo:
@@ -196,7 +203,7 @@ class ChainIndex:
         """Each retry cycle once, as its rows in set order."""
         found: list[list[int]] = []
         seen: set[int] = set()
-        for row in self.index.parent_ids:
+        for row in self._linked_rows():
             if row in seen:
                 continue
             path: list[int] = []

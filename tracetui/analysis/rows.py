@@ -128,7 +128,7 @@ def fmt_duration(ms: float | None) -> str:
         return f"{s:.1f}s"
     if s < 59.5:
         return f"{s:.0f}s"
-    m, sec = divmod(int(round(s)), 60)
+    m, sec = divmod(round(s), 60)
     if m < 60:
         return f"{m}m{sec:02d}"
     h, m = divmod(m, 60)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from tracetui.errors import UsageError
-from tracetui.store.index import RunIndex, build_index
+from tracetui.store.build import build_index
+from tracetui.store.index import RunIndex
 from tracetui.store.runset import RunSetError, open_paths
 
 

@@ -31,7 +31,7 @@ from tracetui.store.reader import BadLine, RawLine, iter_lines, parse_line
 from tracetui.store.runset import Member, Run, sidecar_path
 
 Item = Span | BadLine
-RowsCallback = Callable[[int, "RowItems"], None]
+RowsCallback = Callable[[int, Sequence[Item]], None]
 """``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
 
 BULK_BYTES = 1 << 20
@@ -152,14 +152,30 @@ class Follower:
         count, first, known = self._count, self._first_row, self._known
         self._count, self._first_row, self._known = 0, -1, {}
         if count and self.on_rows is not None:
+            if len(known) < count:
+                self._settle_live()
             self.on_rows(first, RowItems(self.index, first, count, known))
         return count
+
+    def _settle_live(self) -> None:
+        """Rows read in bulk are parsed only when the consumer looks, from the file they are in
+        by then: if a copy-and-truncate emptied the live base during this poll, point its rows
+        at the copy first (the copy's unread rest is queued for the next poll)."""
+        live = self._rot.live
+        if live is None or live.fh is None or not live.head:
+            return
+        try:
+            now = os.pread(live.fh.fileno(), len(live.head), 0)
+        except OSError:
+            return
+        if now != live.head:
+            self._rot.on_truncated(live)
 
     def _catch_up(self) -> None:
         """Open the members present at start; they are read (oldest first) by the next polls."""
         for m in self.run.members:
             try:
-                fh = open(m.path, "rb", buffering=0)
+                fh = open(m.path, "rb", buffering=0)  # noqa: SIM115 - held until the file is read
             except OSError as exc:
                 self._note(f"{m.name}: cannot read: {exc.strerror}")
                 continue
@@ -248,7 +264,7 @@ class Follower:
 
     def _open_base(self) -> None:
         try:
-            fh = open(self.base, "rb", buffering=0)
+            fh = open(self.base, "rb", buffering=0)  # noqa: SIM115 - held while the base is live
         except OSError:
             return  # gone again between stat and open: the next poll will see it
         ident = ident_of(os.fstat(fh.fileno()))
@@ -355,12 +371,15 @@ class Follower:
     def _register(self, f: FileState) -> int:
         """Add ``f`` to the index as a member, with a readable copy for gzip members."""
         member = Member(f.path, f.number, f.gz)
-        if not f.gz:
-            return self.index.add_member(member)
-        # Our own spool (f.fh) is the readable copy: the .gz may be renamed under us.
         assert f.fh is not None
+        # Rows are read back through the very file we read them from (a duplicate of our
+        # handle): a rotation renaming another file to this name cannot redirect them.
+        fd = os.dup(f.fh.fileno())
+        if not f.gz:
+            return self.index.add_member(member, fd=fd)
+        # Our own spool (f.fh) is the readable copy: the .gz may be renamed under us.
         readable = f.fh.name if isinstance(f.fh.name, str) else f.path
-        return self.index.add_member(member, readable)
+        return self.index.add_member(member, readable, fd=fd)
 
     # ------------------------------------------------------------------ rotation
     def _note(self, text: str) -> None:
@@ -429,7 +448,7 @@ def iterate_rows(
     pending: list[tuple[int, Item]] = []
     prev = follower.on_rows
 
-    def collect(first: int, items: list[Item]) -> None:
+    def collect(first: int, items: Sequence[Item]) -> None:
         pending.extend(enumerate(items, first))
         if prev is not None:
             prev(first, items)

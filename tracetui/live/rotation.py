@@ -125,7 +125,7 @@ class RotationTracker:
             if twin is not None:
                 if twin in vanished:
                     vanished.remove(twin)
-                self._repoint(twin, e.path, e.number, e.gz, e.ident)
+                self._repoint(twin, e)
                 continue
             if any(same_start(head, f.head) for f in known.values()):
                 continue  # a copy of a member still present (compression, copy in progress)
@@ -162,20 +162,22 @@ class RotationTracker:
         if f.mno is not None:
             plain = not self.index.members[f.mno].member.gz
             self.index.repoint_member(
-                f.mno, path=path, number=number, readable=path if plain else None
+                f.mno, path=path, number=number, readable=path if plain else None, same_file=True
             )
 
-    def _repoint(
-        self, f: FileState, path: str, number: int, gz: bool, ident: tuple[int, int]
-    ) -> None:
-        """A vanished member reappears as ``path`` (compressed or copied): read rows from there."""
-        f.path, f.number, f.gz, f.ident, f.gone = path, number, gz, ident, False
+    def _repoint(self, f: FileState, e: OnDisk) -> None:
+        """A vanished member reappears as ``e`` (compressed or copied): read rows from there,
+        through the handle ``e`` was recognised by (its name may be taken by another file
+        before anyone reads a row)."""
+        path, number, gz = e.path, e.number, e.gz
+        f.path, f.number, f.gz, f.ident, f.gone = path, number, gz, e.ident, False
         if f.mno is None:
             return
         im = self.index.members[f.mno]
         was_gz = im.member.gz and bool(im.readable)
         if not gz:
-            self.index.repoint_member(f.mno, path=path, number=number, gz=gz, readable=path)
+            fd = os.dup(e.fh.fileno()) if e.fh is not None else None
+            self.index.repoint_member(f.mno, path=path, number=number, gz=gz, readable=path, fd=fd)
             return
         if was_gz:
             # Its readable copy is already a decompressed copy of this content.
@@ -193,7 +195,7 @@ class RotationTracker:
 
     def _adopt_copy(self, f: FileState, e: OnDisk) -> None:
         """The truncated base's copy: re-point its rows there and queue what we had not read."""
-        self._repoint(f, e.path, e.number, e.gz, e.ident)
+        self._repoint(f, e)
         self._queue(f, e)
 
     def _queue(self, f: FileState, e: OnDisk) -> None:

@@ -13,6 +13,7 @@ containers where events do not arrive); a watcher that fails to start falls back
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import shutil
@@ -82,10 +83,8 @@ class FileState:
 
     def close(self) -> None:
         if self.fh is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.fh.close()
-            except OSError:
-                pass
             self.fh = None
 
 
@@ -158,7 +157,7 @@ def list_members(folder: str, base_name: str) -> list[OnDisk]:
             continue
         path = os.path.join(folder, name) if folder != os.curdir else name
         try:
-            fh = open(path, "rb", buffering=0)
+            fh = open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it after matching
         except OSError:
             continue
         found.append(OnDisk(path, number, gz, ident_of(os.fstat(fh.fileno())), head_of(fh, gz), fh))

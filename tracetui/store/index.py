@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import repeat
+from typing import cast
 
 from tracetui.model.flags import (
     BAD,
@@ -129,23 +130,37 @@ class RunIndex:
         self._latest_pending: int | None = None
         self._cache: OrderedDict[int, Span | BadLine] = OrderedDict()
         self._cache_size = cache_size
+        self._epoch = 0
+        """Bumped when a member is re-pointed: a read that straddles it is not cached."""
         self._lock = threading.RLock()
         self._temps: list[str] = []
         self._files = LineFiles()
 
     # ------------------------------------------------------------------ writing
-    def add_member(self, member: Member, readable: str | None = None, *, start: int = 0) -> int:
+    def add_member(
+        self,
+        member: Member,
+        readable: str | None = None,
+        *,
+        start: int = 0,
+        fd: int | None = None,
+    ) -> int:
         """Register a member; returns its number in ``self.members``.
 
         ``readable`` is where rows are read from when it is not the member itself (the follower
         passes its own decompressed spool of a gz member, which may be renamed under it).
         ``start`` is the byte offset its indexing begins at (a peek skips the member's start).
+        ``fd``, taken over, is a descriptor of the file itself: rows are read through it until
+        the member is re-pointed to another file (see :class:`LineFiles`).
         """
         if readable is None:
             readable = self._decompressed_copy(member.path) if member.gz else member.path
         with self._lock:
             self.members.append(IndexedMember(member, readable, size=start))
-            return len(self.members) - 1
+            mno = len(self.members) - 1
+            if fd is not None:
+                self._files.pin(mno, fd)
+            return mno
 
     def repoint_member(
         self,
@@ -155,9 +170,13 @@ class RunIndex:
         number: int | None = None,
         gz: bool | None = None,
         readable: str | None = None,
+        same_file: bool = False,
+        fd: int | None = None,
     ) -> None:
         """A member's file moved (rotation), was compressed or copied, or vanished
-        (``readable=""``): its rows are read from where it is now."""
+        (``readable=""``): its rows are read from where it is now. ``same_file``: only its
+        name changed (a rename), so a descriptor held for it still reads the right bytes.
+        ``fd``, taken over, is a descriptor of the file it now lives in."""
         with self._lock:
             im = self.members[mno]
             m = im.member
@@ -168,7 +187,13 @@ class RunIndex:
             )
             if readable is not None:
                 im.readable = readable
-            self._cache.clear()  # parsed rows stay right, but a BadLine "rotated away" may not
+                if fd is not None:
+                    self._files.pin(mno, fd)
+                elif not same_file:
+                    self._files.unpin(mno)
+            # What was read before may have come from the file the member left: read again.
+            self._cache.clear()
+            self._epoch += 1
 
     def adopt_temp(self, path: str) -> None:
         """Take ownership of a temporary file: it is removed when the index closes."""
@@ -316,8 +341,9 @@ class RunIndex:
             self._link(row, parsed.parent_command_id)
 
     def _link(self, row: int, pid: str) -> None:
+        if row not in self.parent_ids:  # a patched slow row may be linked twice: list it once
+            self._links.append((row, pid))
         self.parent_ids[row] = pid
-        self._links.append((row, pid))
 
     def register_all(self, start: int = 0) -> None:
         """Register the command ids of rows from ``start`` (after ``append(register=False)``)."""
@@ -329,8 +355,9 @@ class RunIndex:
         """Record rows' command ids for chains, in row order (the first occurrence wins)."""
         ids = self.ids[start:stop]
         # Built at C speed: reversed, so the first occurrence of an id is the one kept.
-        batch = dict(zip(reversed(ids), range(stop - 1, start - 1, -1), strict=True))
-        batch.pop(None, None)
+        with_none = dict(zip(reversed(ids), range(stop - 1, start - 1, -1), strict=True))
+        with_none.pop(None, None)
+        batch = cast("dict[str, int]", with_none)  # None was its only key that is not a str
         if len(batch) == len(ids) - ids.count(None):
             if not self.id_rows:
                 self.id_rows = batch  # a bulk build registers everything at once: no copy
@@ -417,10 +444,13 @@ class RunIndex:
             if row in self.bad:
                 return self.bad[row]
             im = self.members[self.member_no[row]]
-            path, readable = im.member.path, im.readable
+            mno, path, readable = self.member_no[row], im.member.path, im.readable
             offset, length, line_no = self.offset[row], self.length[row], self.line_no[row]
-        parsed = self._files.read(path, readable, offset, length, line_no)
+            epoch = self._epoch
+        parsed = self._files.read(mno, path, readable, offset, length, line_no)
         with self._lock:
+            if epoch != self._epoch:
+                return parsed  # the member moved while we read: do not keep what we read
             self._cache[row] = parsed
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)

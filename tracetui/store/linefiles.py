@@ -16,7 +16,9 @@ from tracetui.model.spans import Span
 from tracetui.store.reader import BadLine, RawLine, parse_line
 
 KEEP_OPEN = 16
-"""Descriptors kept open (least recently used closed first)."""
+"""Descriptors opened by path kept open (least recently used closed first)."""
+KEEP_PINNED = 64
+"""Pinned descriptors kept (oldest unpinned first: their rows are then read by path)."""
 
 
 class LineFiles:
@@ -24,18 +26,39 @@ class LineFiles:
 
     def __init__(self) -> None:
         self._fds: OrderedDict[tuple[int, str], int] = OrderedDict()
+        self._pinned: OrderedDict[int, int] = OrderedDict()
+        """Member number → a descriptor of the very file its rows were read from."""
         self._lock = threading.RLock()
 
+    def pin(self, mno: int, fd: int) -> None:
+        """Read member ``mno`` through ``fd`` (taken over) rather than by path.
+
+        The follower hands over a duplicate of the handle it read the member through: a rename
+        rotation right after cannot redirect the member's rows into another file by its name.
+        """
+        with self._lock:
+            self._close(self._pinned.pop(mno, None))
+            self._pinned[mno] = fd
+            while len(self._pinned) > KEEP_PINNED:
+                self._close(self._pinned.popitem(last=False)[1])
+
+    def unpin(self, mno: int) -> None:
+        """Member ``mno``'s rows now live in another file: read them by path again."""
+        with self._lock:
+            self._close(self._pinned.pop(mno, None))
+
     def read(
-        self, path: str, readable: str, offset: int, length: int, line_no: int
+        self, mno: int, path: str, readable: str, offset: int, length: int, line_no: int
     ) -> Span | BadLine:
-        """The line at ``offset`` of ``readable``, parsed; a BadLine naming ``path`` when it is
-        no longer there (rotated away, truncated, deleted)."""
+        """The line at ``offset`` of member ``mno`` (its pinned file, else ``readable``),
+        parsed; a BadLine naming ``path`` when it is no longer there (rotated away, truncated,
+        deleted)."""
         try:
             # Under the lock: another thread must not close (or evict) the descriptor between
             # looking it up and reading through it, or the read could land in a reused one.
             with self._lock:
-                data = os.pread(self._fd(readable), length, offset)
+                fd = self._pinned.get(mno)
+                data = os.pread(self._fd(readable) if fd is None else fd, length, offset)
         except OSError as exc:
             why = f"cannot read: {exc.strerror} (rotated away?)"
             return BadLine(path, line_no, offset, why)
@@ -63,9 +86,15 @@ class LineFiles:
             os.close(self._fds.popitem(last=False)[1])
         return fd
 
-    def close(self) -> None:
-        with self._lock:
-            fds, self._fds = list(self._fds.values()), OrderedDict()
-        for fd in fds:
+    @staticmethod
+    def _close(fd: int | None) -> None:
+        if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def close(self) -> None:
+        with self._lock:
+            fds = [*self._fds.values(), *self._pinned.values()]
+            self._fds, self._pinned = OrderedDict(), OrderedDict()
+        for fd in fds:
+            self._close(fd)

@@ -35,7 +35,8 @@ from tracetui.analysis.rows import RowView
 from tracetui.analysis.search import row_matcher
 from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.text import neutralize_line, quote_argv
-from tracetui.store.index import RunIndex, build_index, peek_index
+from tracetui.store.build import build_index, peek_index
+from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.keys import VIEW_BINDINGS

@@ -54,7 +54,15 @@ class ChainPane(VerticalScroll):
 
     def show(self, index: RunIndex | None, chains: ChainIndex | None, row: int | None) -> None:
         self._shown = (index, chains, row)
-        if index is None or chains is None or row is None or index.flags[row] & BAD:
+        # A row of another index (the run was re-read) or not yet committed draws nothing.
+        if (
+            index is None
+            or chains is None
+            or row is None
+            or not 0 <= row < len(index)
+            or index.flags[row] & BAD
+            or chains.index is not index
+        ):
             self.chain, self.order = None, []
             self.body.update(Text("No retry chain for this row.", style=self.body.st("dim")))
             self.border_subtitle = ""
