@@ -17,11 +17,13 @@ then sleeps on :class:`PausableWaiter` until resumed, so a paused view costs no 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from dataclasses import dataclass
+from typing import ClassVar
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tracetui.live.follow import Follower
@@ -80,12 +82,12 @@ class PausableWaiter(Waiter):
 class SwitchRunPicker(RunPicker):
     """The run picker opened from a live view: Esc closes it instead of leaving tracetui."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close", id="picker.close", tooltip="Keep the current run")
     ]
 
     def action_close(self) -> None:
-        self.dismiss(None)  # type: ignore[arg-type]
+        self.dismiss(None)
 
 
 class LiveFollow:
@@ -148,10 +150,8 @@ class LiveFollow:
         """Worker thread: read what the run holds now, show it, then start following."""
         total = 0
         for m in follower.run.members:
-            try:
+            with contextlib.suppress(OSError):
                 total += os.path.getsize(m.path)
-            except OSError:
-                pass
         try:
             while gen == self.generation:
                 follower.poll_once()
@@ -231,10 +231,7 @@ class LiveFollow:
     def refresh_header(self) -> None:
         from tracetui.ui.widgets.run_header import RunHeader
 
-        if self.follower is None:
-            state = ""
-        else:
-            state = "PAUSED" if self.paused else "LIVE"
+        state = "" if self.follower is None else "PAUSED" if self.paused else "LIVE"
         self.app.query_one(RunHeader).set_facts(state=state, new=self.new_rows)
 
     def toggle(self) -> None:

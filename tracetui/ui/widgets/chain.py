@@ -6,6 +6,8 @@ app steps along :attr:`ChainPane.order` (depth-first, the order drawn) with ``[`
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.style import Style
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -19,7 +21,7 @@ from tracetui.store.index import RunIndex
 
 
 class ChainBody(Static):
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "chain--failed",
         "chain--null",
         "chain--trunc",

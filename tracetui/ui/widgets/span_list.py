@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -30,7 +31,7 @@ CACHE_SIZE = 256
 class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of the run; a cursor; posts :class:`SpanList.Selected` when the cursor lands."""
 
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "spanlist--cursor",
         "spanlist--failed",
         "spanlist--null",
@@ -181,7 +182,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         index = self.view.index
         cells = row_cells(index, row, index.get(row))
         text = Text(no_wrap=True, overflow="ellipsis", end="")
-        for i, ((_title, w), cell) in enumerate(zip(COLUMNS, cells)):
+        for i, ((_title, w), cell) in enumerate(zip(COLUMNS, cells[:-1], strict=True)):
             body = cell.text[:w]
             body = body.rjust(w) if i in RIGHT_ALIGNED else body.ljust(w)
             text.append(body, self._style(cell.style))
@@ -189,7 +190,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         if row == self.latest_failure:
             text.append(" LATEST FAILURE ", self._style("badge"))
             text.append(" ")
-        argv = cells[-1]
+        argv = cells[-1]  # the last cell, ARGV, takes the rest of the width
         text.append(argv.text, self._style(argv.style))
         text.truncate(width, overflow="ellipsis", pad=True)
         if cursor:
