@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(list(given))
     except UsageError as exc:
-        _say(f"tracetui: {exc}")
+        # The message may name a file or quote a trace: neutralised here, once for every command.
+        _say(f"tracetui: {neutralize_line(str(exc))}")
         return 2
     except KeyboardInterrupt:
         return 130

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from tracetui.errors import UsageError
+from tracetui.model.text import neutralize_line
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import RunSetError, open_paths
@@ -23,7 +24,10 @@ def batch_mode() -> None:
 
 
 def load_runs(paths: list[str]) -> list[RunIndex]:
-    """Open and index every run named by ``paths``; notes go to stderr, missing paths → exit 2."""
+    """Open and index every run named by ``paths``; notes go to stderr, missing paths → exit 2.
+
+    A note names files and may quote trace text (an importer's problems): neutralised, one line.
+    """
     try:
         runs = open_paths(paths)
     except RunSetError as exc:
@@ -32,6 +36,6 @@ def load_runs(paths: list[str]) -> list[RunIndex]:
     for run in runs:
         index = build_index(run)
         for note in run.notes:
-            print(f"tracetui: {run.name}: {note}", file=sys.stderr)
+            print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
         indexes.append(index)
     return indexes

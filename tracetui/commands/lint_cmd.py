@@ -2,14 +2,13 @@
 
 Exit 0 when clean, 1 when there are problems (warnings count only with ``--strict``), 2 for
 unusable input or usage. Text lines are ``FILE:LINE: CODE message``; the last line ``issues=N``.
+File names and messages are neutralised in text; JSON goes through ``dump_json`` (nothing raw).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-
-import orjson
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,6 +24,7 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.analysis.lint import RULES, WARNING, lint_index
     from tracetui.commands.common import batch_mode, load_runs
     from tracetui.errors import UsageError
+    from tracetui.model.text import dump_json, neutralize_line
 
     if args.list_rules:
         # By code: the registry keeps the order the rules run in, which is not quite code order.
@@ -46,13 +46,11 @@ def main(args: argparse.Namespace) -> int:
             "errors": errors,
             "warnings": warnings,
         }
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(dump_json(doc, indent=True) + b"\n")
     else:
-        from tracetui.model.text import neutralize_line
-
         out = sys.stdout
         for i in issues:
-            out.write(f"{i.file}:{i.line}: {i.code} {neutralize_line(i.message)}\n")
+            out.write(f"{neutralize_line(f'{i.file}:{i.line}: {i.code} {i.message}')}\n")
         out.write(f"issues={len(issues)}\n")
     if errors or (args.strict and warnings):
         return 1

@@ -13,7 +13,6 @@ Exit 0 when the re-run ran (whatever its own exit), 1 when it could not start or
 from __future__ import annotations
 
 import argparse
-import re
 import signal
 import sys
 import threading
@@ -172,16 +171,11 @@ def _progress(elapsed: float, out: int, err: int) -> None:
     sys.stderr.flush()
 
 
-# JSON keeps C0 controls escaped; C1 controls and bidi overrides are escaped here as well so the
-# output is safe on a terminal and still the same data.
-_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def _safe_json(doc: dict[str, Any]) -> str:
-    import orjson
+    # The one JSON dumper: C0, C1, bidi and zero-width characters escaped, safe on a terminal.
+    from tracetui.model.text import dump_json
 
-    text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return dump_json(doc, indent=True).decode("utf-8")
 
 
 def _fmt_bytes(n: int | None) -> str:

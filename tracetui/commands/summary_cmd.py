@@ -1,11 +1,13 @@
-"""`tracetui summary PATH… [--json]`: the facts of a run, for scripts and for people."""
+"""`tracetui summary PATH… [--json]`: the facts of a run, for scripts and for people.
+
+Every id, argv and file name is trace or file-system text: neutralised in the text form, and
+written through :func:`tracetui.model.text.dump_json` (C1, bidi, zero-width escaped) in JSON.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-
-import orjson
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,13 +21,14 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.analysis.summary import merge, summarize
     from tracetui.analysis.trends import trend_summary
     from tracetui.commands.common import batch_mode, load_runs
+    from tracetui.model.text import dump_json, neutralize_line, quote_argv
 
     batch_mode()
     indexes = load_runs(args.paths)
     result = merge([summarize(ix) for ix in indexes])
     result["trend"] = trend_summary(indexes)  # one trend over all runs, after the merge
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(dump_json(result, indent=True) + b"\n")
         return 0
     print(f"files       {len(result['files'])}")
     print(f"spans       {result['spans']:,}")
@@ -39,13 +42,11 @@ def main(args: argparse.Namespace) -> int:
     )
     lf = result["latest_failure"]
     if lf:
-        from tracetui.model.text import quote_argv
-
-        print(
-            f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({lf['file']}:{lf['line']})"
-        )
+        where = neutralize_line(f"{lf['file']}:{lf['line']}")
+        print(f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({where})")
     for chain in result["chains"]:
+        root = neutralize_line(str(chain["root"]))
         print(
-            f"chain {chain['root']}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}"
+            f"chain {root}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}"
         )
     return 0

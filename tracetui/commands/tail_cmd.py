@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import signal
 import sys
 from collections import deque
@@ -76,7 +75,7 @@ def _tail(args: argparse.Namespace) -> int:
     foreign = [r for r in runs if r.source_format is not None]
     if foreign:
         # Another agent's trace is converted whole, not appended to line by line: nothing to follow.
-        names = ", ".join(f"{r.base} ({r.source_format})" for r in foreign)
+        names = ", ".join(f"{r.base} ({r.source_format})" for r in foreign)  # neutralised by cli
         raise UsageError(
             f"tail follows tracetui runs; {names} is another agent's trace: "
             "use `tracetui summary` or `tracetui view` on it"
@@ -224,25 +223,16 @@ def span_object(span: Any, path: str, line: int) -> dict[str, Any]:
     return obj
 
 
-# C1 controls are valid JSON characters, so the encoder leaves them raw; some terminals act on
-# them. Escape them (and bidi overrides) so that even `tail --json` on a terminal is inert.
-_C1 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-def _escape_c1(data: bytes) -> bytes:
-    return _C1.sub(lambda m: b"\\u%04x" % ord(m.group().decode("utf-8")), data)
-
-
 def _json_line(item: Any, path: str, line: int) -> bytes:
-    import orjson
-
+    # dump_json escapes C1, bidi and zero-width characters too: `tail --json` on a terminal is inert.
+    from tracetui.model.text import dump_json
     from tracetui.store.reader import BadLine
 
     if isinstance(item, BadLine):
         obj: dict[str, Any] = {"bad_line": True, "file": path, "line": line, "error": item.reason}
     else:
         obj = span_object(item, path, line)
-    return _escape_c1(orjson.dumps(obj)) + b"\n"
+    return dump_json(obj) + b"\n"
 
 
 def _text_line(item: Any, path: str, line: int) -> str:

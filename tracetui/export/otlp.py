@@ -26,13 +26,11 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import IO, Any
 
-import orjson
-
 from tracetui import __version__
 from tracetui.analysis.chains import ChainIndex
 from tracetui.model.flags import BAD, SIDECAR
 from tracetui.model.spans import Span
-from tracetui.model.text import neutralize_line
+from tracetui.model.text import dump_json, neutralize_line
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import RawLine, parse_line
 
@@ -303,17 +301,19 @@ def export_request(indexes: Sequence[RunIndex]) -> dict[str, Any]:
 
 
 def write_json(indexes: Sequence[RunIndex], out: IO[bytes]) -> int:
-    """Stream the request to ``out`` as OTLP/JSON; returns the number of spans written."""
+    """Stream the request to ``out`` as OTLP/JSON; returns the number of spans written.
+
+    Through ``dump_json``: trace text carrying C1, bidi or zero-width characters is escaped, so
+    the document is inert even when written to a terminal (``--otlp-json -``).
+    """
     count = 0
     out.write(b'{"resourceSpans":[')
     for n, ix in enumerate(indexes):
-        head = orjson.dumps(
-            {"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": []}]}
-        )
+        head = dump_json({"resource": resource(ix), "scopeSpans": [{"scope": SCOPE, "spans": []}]})
         # Open the empty spans list of this resource and fill it span by span.
         out.write((b"," if n else b"") + head[: -len(b"]}]}")])
         for k, span in enumerate(iter_spans(ix)):
-            out.write((b"," if k else b"") + orjson.dumps(span))
+            out.write((b"," if k else b"") + dump_json(span))
             count += 1
         out.write(b"]}]}")
     out.write(b"]}\n")
@@ -363,7 +363,7 @@ def post(
     for body in batches(indexes, size):
         request = urllib.request.Request(
             url,
-            data=orjson.dumps(body),
+            data=dump_json(body),
             method="POST",
             headers={"Content-Type": "application/json"},
         )
