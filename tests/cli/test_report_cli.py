@@ -40,7 +40,7 @@ def test_report_to_stdout(billing: Path) -> None:
     p = tracetui("report", str(billing), "--id", SECOND[:7])
     assert p.returncode == 0, p.stderr
     lines = p.stdout.split("\n")
-    assert lines[0] == f"# Postmortem: pytest, 3 attempts (chain `{FIRST}`)"
+    assert lines[0] == f"# Postmortem: `pytest`, 3 attempts (chain `{FIRST}`)"
     assert (
         "3 attempts; the last one exited 0. The agent never saw 16,014 bytes (66%) of attempt 1's stdout."
         " 2 more attempts were clipped too."

@@ -108,7 +108,7 @@ def test_report_without_rerun(make_run: Any) -> None:
     ix = open_run(make_run, CHAIN)
     text = render_report(ix, ix.id_rows["a2"])
     lines = text.split("\n")
-    assert lines[0] == "# Postmortem: pytest, 3 attempts (chain `a1`)"
+    assert lines[0] == "# Postmortem: `pytest`, 3 attempts (chain `a1`)"
     assert (
         "3 attempts; the last one exited 0. The agent never saw 135 bytes (68%) of attempt 1's stdout."
         " 1 more attempt was clipped too." in text
@@ -122,7 +122,7 @@ def test_report_without_rerun(make_run: Any) -> None:
     ]
     assert "## Attempt 3: `a3`, exit 0" in lines
     assert "- **argv**: `pytest -q --deselect test_money`" in lines
-    assert "- **agent note**: expect green" in lines
+    assert "- **agent note**: `expect green`" in lines
     assert (
         "- **stdout**: 199 bytes produced, cap 64, clip head, 64 shown, **135 never shown (68%)**"
         in lines
@@ -216,7 +216,7 @@ def test_untrusted_text_cannot_escape(make_run: Any) -> None:
     text = render_report(ix, 0)
     assert "\x1b" not in text and "\x07" not in text
     assert re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text) is None
-    assert "- **agent note**: \\*\\*bold\\*\\* \\<script\\> \\| \\[link\\](http://x)" in text
+    assert "- **agent note**: `**bold** <script> | [link](http://x)`" in text
     assert "| 1 | `x\\|1` |" in text  # a pipe inside a table cell cannot split it
     assert "- **cwd**: `` /tmp/`weird` ``" in text
     assert "\n`````text\n" in text  # a fence longer than the preview's backtick run

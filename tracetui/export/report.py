@@ -1,9 +1,11 @@
 """A Markdown postmortem of one span's retry chain (``tracetui report``, the viewer's ``e`` key).
 
 :func:`render_report` is pure: an index and a row in, GitHub-flavoured Markdown out. It reads only
-the rows of one chain. Every string from the trace is untrusted: it is neutralised (no control
-character survives), inline text is backslash-escaped, and every fence is longer than any
-backtick run inside it, so a preview cannot close its own code block or smuggle in markup.
+the rows of one chain. Every string from the trace (and the run's file names) is untrusted: it is
+neutralised (no control, bidi or zero-width character survives) and put in a code span or a
+fenced block, never in running text: a note cannot add emphasis, HTML or a link, and a URL from a
+trace shows as code, never as an autolink. Every fence is longer than any backtick run inside it,
+so a preview cannot close its own code span or block.
 
 Re-runs recorded in the run's sidecar (``B.reruns.jsonl``, rows flagged ``SIDECAR``) are read
 for what they prove: exit and bytes now, a hash verdict against the original, and the lines of
@@ -98,14 +100,6 @@ def duration(ms: float | None) -> str:
     return f"{minutes}m {seconds:02d}s"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&#!])")
-
-
-def md(text: str) -> str:
-    """Untrusted one-line text as inline Markdown: neutralised, every markup character escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", neutralize_line(text))
-
-
 def _longest_run(text: str, ch: str = "`") -> int:
     runs = re.findall(re.escape(ch) + "+", text)
     return max((len(r) for r in runs), default=0)
@@ -114,7 +108,9 @@ def _longest_run(text: str, ch: str = "`") -> int:
 def code_span(text: str, *, cell: bool = False) -> str:
     """Untrusted one-line text as a code span no backtick inside can close.
 
-    In a table ``cell`` a pipe is escaped: GitHub splits cells at a bare ``|`` even inside code.
+    The only way trace text enters running Markdown: inside code nothing is markup, HTML or an
+    autolink. In a table ``cell`` a pipe is escaped: GitHub splits cells at a bare ``|`` even
+    inside code.
     """
     text = neutralize_line(text)
     if cell:
@@ -298,9 +294,9 @@ def render_report(index: RunIndex, row: int) -> str:
     n = len(attempts)
     path, line = index.location(row)
     out = [
-        f"# Postmortem: {md(tool)}, {n} attempt{'s' if n != 1 else ''} (chain {code_span(index.ids[attempts[0]] or '?')})",
+        f"# Postmortem: {code_span(tool)}, {n} attempt{'s' if n != 1 else ''} (chain {code_span(index.ids[attempts[0]] or '?')})",
         "",
-        f"Run {md(index.run.name)}, report asked for span {code_span(index.ids[row] or '?')} "
+        f"Run {code_span(index.run.name)}, report asked for span {code_span(index.ids[row] or '?')} "
         f"({code_span(f'{path}:{line}')}).",
         "",
         _verdict(index, spans, reruns),
@@ -377,7 +373,7 @@ def _table(index: RunIndex, spans: list[tuple[int, Span | None]]) -> list[str]:
         hidden = span.hidden_bytes
         produced = _produced(span)
         out.append(
-            f"| {k} | {cid} | {md(_exit_text(span))} | {duration(span.duration_ms)} | "
+            f"| {k} | {cid} | {_exit_text(span)} | {duration(span.duration_ms)} | "
             f"{_stream_cell(span.stdout)} | {_stream_cell(span.stderr)} | {num(hidden)} | "
             f"{share(hidden, produced) or '-'} |"
         )
@@ -395,17 +391,17 @@ def _attempt(
             "",
             f"This line cannot be read any more ({code_span(f'{path}:{line}')}).",
         ]
-    out = [f"## Attempt {k}: {code_span(cid)}, exit {md(_exit_text(span))}", ""]
+    out = [f"## Attempt {k}: {code_span(cid)}, exit {_exit_text(span)}", ""]
     out.append(
         f"- **argv**: {code_span(quote_argv(span.argv)) if span.argv else '(none recorded)'}"
     )
     out.append(f"- **cwd**: {code_span(span.cwd) if span.cwd else 'unknown'}")
     out.append(
-        f"- **started**: {md(span.started_at or 'unknown')}, **duration**: {duration(span.duration_ms)}"
+        f"- **started**: {code_span(span.started_at) if span.started_at else 'unknown'}, **duration**: {duration(span.duration_ms)}"
     )
     if span.error:
-        out.append(f"- **runner error**: {md(span.error)}")
-    out.append(f"- **agent note**: {md(span.agent_note) if span.agent_note else '(none)'}")
+        out.append(f"- **runner error**: {code_span(span.error)}")
+    out.append(f"- **agent note**: {code_span(span.agent_note) if span.agent_note else '(none)'}")
     out.append(f"- **recorded at**: {code_span(f'{path}:{line}')}")
     for f in span.streams:
         out.append(f"- **{f.name}**: {_stream_facts(f)}")
@@ -499,11 +495,12 @@ def _split(f: StreamFacts) -> tuple[str, str, bool]:
 
 def _rerun(index: RunIndex, row: int, original: Span, rerun: Span) -> list[str]:
     rid = index.ids[row] or "?"
-    out = [f"### Re-run {code_span(rid)} ({md(rerun.started_at or 'time unknown')})", ""]
+    when = code_span(rerun.started_at) if rerun.started_at else "time unknown"
+    out = [f"### Re-run {code_span(rid)} ({when})", ""]
     then, now = _exit_text(original), _exit_text(rerun)
     out.append(
-        f"- **exit**: then {md(then)}, now {md(now)}"
-        + (f" ({md(rerun.error)})" if rerun.error else "")
+        f"- **exit**: then {then}, now {now}"
+        + (f" ({code_span(rerun.error)})" if rerun.error else "")
     )
     for s in STREAMS:
         f_then, f_now = original.stream(s), rerun.stream(s)

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import IO, Any
 
 from tracetui.model.markers import find_marker
+from tracetui.model.text import neutralize_line
 from tracetui.store.reader import iter_lines, loads
 
 SNIFF_BYTES = 64 << 10
@@ -25,6 +26,8 @@ MAX_FULL = 1 << 20
 """The full output kept beside the preview is cut to this many characters (flagged when cut)."""
 MAX_PROBLEMS = 20
 """Problems listed in the note at the end of a conversion; the rest are only counted."""
+PROBLEM_CHARS = 300
+"""Longest problem kept in the note (a problem may quote a huge id or member name)."""
 
 NO_CODE = "tool reported an error (no exit code recorded)"
 
@@ -44,9 +47,17 @@ class Problems:
         self.count = 0
 
     def add(self, msg: str) -> None:
+        """Count a problem; keep it, neutralised and bounded, among the first MAX_PROBLEMS.
+
+        A problem often quotes the trace (a member name, a tool_use_id, an exception message):
+        it is made one safe line here, once, whatever prints or shows the note later.
+        """
         self.count += 1
         if len(self.items) < MAX_PROBLEMS:
-            self.items.append(msg)
+            line = neutralize_line(msg)
+            if len(line) > PROBLEM_CHARS:
+                line = line[: PROBLEM_CHARS - 1] + "…"
+            self.items.append(line)
 
     def raise_if_any(self, imported: int) -> None:
         if not self.count:
