@@ -199,7 +199,12 @@ class TraceApp(App[int]):
 
     def on_index_failed(self, msg: IndexFailed) -> None:
         self.query_one(RunHeader).set_facts(progress="")
-        self.notify(f"cannot read this run: {msg.reason}", severity="error", timeout=30)
+        self.notify(
+            f"cannot read this run: {neutralize_line(msg.reason)}",
+            severity="error",
+            timeout=30,
+            markup=False,  # the reason may name a file or quote the trace
+        )
 
     def on_index_ready(self, msg: IndexReady) -> None:
         index = msg.index
@@ -215,7 +220,14 @@ class TraceApp(App[int]):
         self._update_list_title()
         if self.run_ is not None:
             for note in self.run_.notes:
-                self.notify(note, title="note", severity="warning", timeout=10)
+                # A note names files and may quote the trace: never markup, never raw.
+                self.notify(
+                    neutralize_line(note),
+                    title="note",
+                    severity="warning",
+                    timeout=10,
+                    markup=False,
+                )
         if len(index) == 0:
             self.notify("this run has no spans yet", timeout=5)
 

@@ -2,14 +2,15 @@
 
 Every trace string goes through :func:`tracetui.model.text.neutralize` before it becomes a
 ``rich.text.Text`` (never markup). Previews can be megabytes: each is drawn bounded, with a note
-saying how much was left out of the drawing (the raw view is bounded the same way).
+saying how much was left out of the drawing (the raw view is bounded the same way). The raw view
+draws the record without recursion (:func:`tracetui.model.text.pretty_json`): a record nested
+hundreds of levels deep shows a marker where the nesting is cut, and the rest of the record.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-import orjson
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,7 +20,7 @@ from textual.widgets import Static
 from tracetui.analysis.rows import banner, fmt_duration, items_note, never_shown
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import Span, StreamFacts
-from tracetui.model.text import neutralize, neutralize_line, quote_argv
+from tracetui.model.text import neutralize, neutralize_line, pretty_json, quote_argv
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run
@@ -87,8 +88,9 @@ class DetailPane(VerticalScroll):
             t.append("raw line (not JSON)\n", self.body.st("heading"))
             body = item.text
         else:
-            t.append(f"raw record ({item.dialect})\n", self.body.st("heading"))
-            body = orjson.dumps(item.raw, option=orjson.OPT_INDENT_2, default=str).decode()
+            # The dialect is the record's own `schema` for an importer's record: trace text.
+            t.append(f"raw record ({neutralize_line(item.dialect)})\n", self.body.st("heading"))
+            body = pretty_json(item.raw)
         self._bounded(t, neutralize(body), "")
         return t
 

@@ -177,7 +177,8 @@ class RerunPane(Vertical):
 
     def on_mount(self) -> None:
         cid = self.target.command_id or "?"
-        self.border_title = f"re-run · {neutralize_line(cid[:16])}"
+        # A Text, not a str: a border title string is read as markup, and an id is trace text.
+        self.border_title = Text(f"re-run · {neutralize_line(cid[:16])}")
         self.border_subtitle = "Esc cancels"
         self.query_one("#rerun-rules").display = False
         self._status(self._running_text(0.0, 0, 0))
