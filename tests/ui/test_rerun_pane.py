@@ -127,11 +127,11 @@ async def test_confirm_run_diff_and_the_never_seen_failure(tmp_path: Path) -> No
         await pilot.press("less_than_sign", "less_than_sign")
         assert pane.pages["stdout"] is None
         # Esc closes the finished pane; its spool files are gone, the detail pane is back.
-        spools = [pane.result.captured.stdout.path, pane.result.captured.stderr.path]
+        spools = [pane.result.captured.stdout, pane.result.captured.stderr]
         await pilot.press("escape")
         await pilot.pause()
         assert not app.query(RerunPane) and app.query_one("#detail").display
-        assert [os.path.exists(p) for p in spools] == [False, False]
+        assert [s.closed for s in spools] == [True, True]
 
 
 async def test_cancel_kills_the_process_group(tmp_path: Path) -> None:

@@ -428,7 +428,7 @@ BIG = textwrap.dedent("""\
     with rerun.rerun(target) as r:
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(json.dumps({"grew_kb": after - before, "total": r.stdout.bytes_now,
-                          "spool": os.path.getsize(r.captured.stdout.path), "verdict": r.stdout.verdict,
+                          "spool": os.fstat(r.captured.stdout.file.fileno()).st_size, "verdict": r.stdout.verdict,
                           "unseen": r.stdout.windows.unseen_bytes, "preview": len(r.record["preview_stdout"])}))
     """)
 

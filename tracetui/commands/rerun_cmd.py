@@ -1,4 +1,4 @@
-"""`tracetui rerun PATH --id ID [--yes] [--timeout S] [--json] [--no-normalize RULE…]`.
+"""`tracetui rerun PATH --id ID [--yes] [--timeout S] [--max-output BYTES] [--json] [--no-normalize RULE…]`.
 
 The side pane's re-run, headless: find the span, show its exact argv and cwd (a trace file is
 untrusted input), ask on a terminal or require ``--yes``, run it uncapped (no shell, stdin
@@ -6,19 +6,25 @@ closed, output spooled to disk), then print exit and bytes then/now, the hash ve
 the normalised diff of the stored preview against the same window of the new output, and the
 start of what the agent never saw. The re-run is appended to ``B.reruns.jsonl``.
 
-Exit 0 when the re-run ran (whatever its own exit), 1 when it could not start or timed out,
-2 for usage errors (unknown id, no confirmation), 130 when interrupted.
+Exit 0 when the re-run ran (whatever its own exit), 1 when it could not start, timed out or
+reached the output limit, 2 for usage errors (unknown id, an argv that cannot be run, no
+confirmation), 128 + the signal's number when SIGINT, SIGTERM or SIGHUP stopped it: the
+process group and what it left running are killed and the spools freed first, on every one of
+them (the default action of SIGTERM and SIGHUP would leave the child running).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
 from typing import Any
 
 DEFAULT_TIMEOUT = 600.0
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,6 +51,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help=f"kill the re-run's process group after S seconds (default {DEFAULT_TIMEOUT:g})",
     )
+    p.add_argument(
+        "--max-output",
+        type=_size,
+        default=None,
+        metavar="BYTES",
+        help="stop the re-run (kill its process group) once both streams together reach BYTES; "
+        "K, M, G suffixes are binary units (default 4G)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--no-normalize",
@@ -67,11 +81,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=main)
 
 
+def _size(text: str) -> int:
+    """``--max-output``: bytes, or a number with a K/M/G/T suffix (binary units)."""
+    raw = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = raw[-1:] if raw[-1:] in _UNITS else ""
+    try:
+        value = int(raw[: len(raw) - len(unit)]) * _UNITS[unit]
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of bytes > 0 (like 1000000 or 4G), got {text!r}"
+        )
+    return value
+
+
 def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import load_runs
     from tracetui.errors import UsageError
     from tracetui.rerun import runner as rerun
     from tracetui.rerun.normalize import RULE_NAMES, parse_rules
+    from tracetui.rerun.spool import MAX_OUTPUT
 
     try:
         off = parse_rules(name for group in args.no_normalize for name in group)
@@ -95,11 +125,31 @@ def main(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     interrupted: list[int] = []
 
-    def on_sigint(signum: int, _frame: object) -> None:
+    def on_signal(signum: int, _frame: object) -> None:
+        # Only a flag here: the runner polls it, kills the group and what it left, and returns;
+        # the spools are freed on the way out. A second signal changes nothing.
         interrupted.append(signum)
         cancel.set()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    # Installed until the result is closed, so no signal can land between the run and the
+    # clean-up and end the process with the child still running.
+    previous = {signo: signal.signal(signo, on_signal) for signo in _STOP_SIGNALS}
+    try:
+        return _run_and_report(rerun, target, args, rules, cancel, interrupted, MAX_OUTPUT)
+    finally:
+        for signo, handler in previous.items():
+            signal.signal(signo, handler)
+
+
+def _run_and_report(
+    rerun: Any,
+    target: Any,
+    args: argparse.Namespace,
+    rules: tuple[str, ...],
+    cancel: threading.Event,
+    interrupted: list[int],
+    max_output: int,
+) -> int:
     live = sys.stderr.isatty() and not args.json
     try:
         result = rerun.rerun(
@@ -109,12 +159,20 @@ def main(args: argparse.Namespace) -> int:
             rules=rules,
             progress=_progress if live else None,
             write_sidecar=not args.no_sidecar,
+            max_output=args.max_output or max_output,
         )
     finally:
-        signal.signal(signal.SIGINT, previous)
         if live:
-            sys.stderr.write("\r\x1b[K")
+            with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+                sys.stderr.write("\r\x1b[K")
     with result:
+        if interrupted and interrupted[0] != signal.SIGINT:
+            # TERM or HUP: whoever sent it wants tracetui gone, and after a hang-up there is no
+            # terminal to print the report on. One line where it can still go, then the exit.
+            name = signal.Signals(interrupted[0]).name
+            with contextlib.suppress(OSError):
+                print(f"tracetui: rerun: stopped by {name}; process group killed", file=sys.stderr)
+            return 128 + interrupted[0]
         if args.json:
             doc = rerun.summary(result, rules, args.excerpt)
             sys.stdout.write(_safe_json(doc) + "\n")
@@ -123,7 +181,7 @@ def main(args: argparse.Namespace) -> int:
         if result.sidecar_error:
             print(f"tracetui: {result.sidecar_error}", file=sys.stderr)
         if interrupted:
-            return 130
+            return 128 + interrupted[0]
         if result.captured.error:
             print(f"tracetui: re-run failed: {_line(result.captured.error)}", file=sys.stderr)
             return 1
@@ -210,6 +268,11 @@ def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
             f"{s:9} then {_fmt_bytes(c.bytes_then):>14}   now {_fmt_bytes(c.bytes_now):>14}   "
             f"{c.verdict}   ({seen}; {c.windows.unseen_bytes:,} B never seen by the agent)\n"
         )
+    for reason in sorted({c.reason for c in (result.stdout, result.stderr) if c.reason}):
+        out.write(f"verdict   unknown: {_line(reason)}\n")
+    if result.captured.leftovers:
+        n = len(result.captured.leftovers)
+        out.write(f"note      killed {n} process{'es' if n != 1 else ''} the re-run left running\n")
     label = ", ".join(rules) if rules else "none"
     for s in STREAMS:
         lines = result.stream_diff(s, rules)

@@ -13,15 +13,20 @@ not the output: a 200 MB re-run costs a few seeks.
   same window of the new output, line by line, after :mod:`tracetui.rerun.normalize`.
 * :func:`read_unseen` — bounded access to the part of the new output beyond the windows: what
   the agent never saw.
+
+Sizes in a record are untrusted like the rest of it (``stdout_head_bytes: 1e12``): a window is
+read for the diff only up to :data:`WINDOW_MAX` bytes, and window hashes are taken chunk by chunk,
+so no value in a trace decides how much memory a comparison takes.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import FEEDBACK, StreamFacts
@@ -41,6 +46,10 @@ WHOLE_MIN = 64 << 10
 """An uncut stream is compared whole with up to this much new output (or its old size if larger)."""
 EXCERPT = 8 << 10
 """Default size of the unseen excerpt."""
+WINDOW_MAX = 4 << 20
+"""Most bytes of new output read into memory for one window's diff, whatever the record claims
+(the stored preview itself is a few KiB to a few MiB: a larger window would only show as added)."""
+_HASH_CHUNK = 1 << 20
 
 
 class Output(Protocol):
@@ -76,10 +85,14 @@ class BytesOutput:
 
 @dataclass(frozen=True, slots=True)
 class SpooledOutput:
-    """New output spooled to a file while it streamed (its hash taken on the way)."""
+    """New output spooled to a file while it streamed (its hash taken on the way).
 
-    path: str
-    """The spool file (the re-run deletes it on close)."""
+    The file has no name (created unlinked): nothing is left on disk whatever ends the process,
+    and its space is freed when it is closed. Reads use ``pread``, so threads may share it.
+    """
+
+    file: BinaryIO
+    """The open spool file (the re-run closes it)."""
     total: int
     """Bytes in the stream."""
     sha256: str
@@ -90,9 +103,23 @@ class SpooledOutput:
         size = max(0, min(size, self.total - start))
         if size == 0:
             return b""
-        with open(self.path, "rb") as fh:
-            fh.seek(start)
-            return fh.read(size)
+        parts: list[bytes] = []
+        fd = self.file.fileno()
+        while size > 0:  # pread may return less than asked
+            got = os.pread(fd, size, start)
+            if not got:
+                break
+            parts.append(got)
+            start, size = start + len(got), size - len(got)
+        return b"".join(parts)
+
+    @property
+    def closed(self) -> bool:
+        return self.file.closed
+
+    def close(self) -> None:
+        """Free the spool (idempotent)."""
+        self.file.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +171,22 @@ class Comparison:
     """True when some window differs before normalisation."""
     changed: bool
     """True when some window still differs after the enabled normalisation rules."""
+    reason: str | None = None
+    """Why the verdict is ``unknown`` although a hash was recorded (the output limit cut the
+    re-run short), or None."""
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _sha_range(new: Output, start: int, size: int) -> str:
+    """Hex sha256 of ``size`` bytes of ``new`` from ``start``, read a chunk at a time."""
+    h = hashlib.sha256()
+    end = start + size
+    while start < end:
+        chunk = new.read(start, min(_HASH_CHUNK, end - start))
+        if not chunk:
+            break
+        h.update(chunk)
+        start += len(chunk)
+    return h.hexdigest()
 
 
 def verdict(facts: StreamFacts, new: Output) -> str:
@@ -158,10 +197,10 @@ def verdict(facts: StreamFacts, new: Output) -> str:
     head_ok = tail_ok = None
     if facts.head_sha256:
         n = _window_len(facts.head_bytes, facts.bytes)
-        head_ok = n <= new.total and _sha(new.read(0, n)) == facts.head_sha256.lower()
+        head_ok = n <= new.total and _sha_range(new, 0, n) == facts.head_sha256.lower()
     if facts.tail_sha256:
         n = _window_len(facts.tail_bytes, facts.bytes)
-        tail_ok = n <= new.total and _sha(new.read(new.total - n, n)) == facts.tail_sha256.lower()
+        tail_ok = n <= new.total and _sha_range(new, new.total - n, n) == facts.tail_sha256.lower()
     if head_ok and tail_ok:
         return BOTH_MATCH
     if head_ok:
@@ -215,8 +254,10 @@ def plan_windows(facts: StreamFacts, dialect: str, new_total: int) -> Windows:
     if facts.truncated is False or (not marked and facts.truncated is None and dialect != FEEDBACK):
         # Not cut (or nothing says it was): the whole stream was the window.
         old = facts.bytes if facts.bytes is not None else _blen(facts.preview)
-        size = min(new_total, max(old, WHOLE_MIN))
-        return Windows("whole", facts.preview, None, size, 0, size, new_total - size)
+        seen = min(new_total, max(old, WHOLE_MIN))
+        return Windows(
+            "whole", facts.preview, None, min(seen, WINDOW_MAX), 0, seen, new_total - seen
+        )
     clip = facts.clip or (facts.marker.clip if facts.marker else None) or "head"
     if dialect == FEEDBACK or (not marked and clip == "tail"):
         clip = "tail"
@@ -243,9 +284,11 @@ def plan_windows(facts: StreamFacts, dialect: str, new_total: int) -> Windows:
     if facts.head_bytes is None and facts.tail_bytes is None and facts.cap is not None:
         seen_head, seen_tail = _cap_split(facts.cap, clip)
         seen_head, seen_tail = max(seen_head, head_cmp), max(seen_tail, tail_cmp)
-    head_cmp, tail_cmp = min(head_cmp, new_total), min(tail_cmp, new_total)
-    unseen_start = min(seen_head, new_total)
-    unseen_end = max(unseen_start, new_total - seen_tail)
+    # What is read for the diff: never more than the new output, nor than WINDOW_MAX.
+    head_cmp = max(0, min(head_cmp, new_total, WINDOW_MAX))
+    tail_cmp = max(0, min(tail_cmp, new_total, WINDOW_MAX))
+    unseen_start = max(0, min(seen_head, new_total))
+    unseen_end = max(unseen_start, new_total - max(0, seen_tail))
     return Windows(
         clip, head_text, tail_text, head_cmp, tail_cmp, unseen_start, unseen_end - unseen_start
     )

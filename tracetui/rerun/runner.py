@@ -3,8 +3,11 @@
 A trace file is untrusted input: the caller must show the argv and cwd and get a confirmation
 before calling :func:`run_spooled` (the CLI's ``--yes``, the pane's modal). The re-run itself
 never uses a shell, closes stdin, runs in its own session so a timeout or a cancel kills the
-whole process group, and spools both streams to temp files while hashing them
-(:mod:`tracetui.record.capture`), so memory stays bounded whatever the output size.
+whole process group (and, on Linux, whatever left the group: :mod:`tracetui.rerun.reaper`), and
+spools both streams to anonymous temp files while hashing them, within an output limit
+(:mod:`tracetui.rerun.spool`). Memory follows the windows compared, never the output size nor a
+size the record claims: the sidecar record's cap is clamped to :data:`RECORD_CAP_MAX`.
+An argv that is not a list of strings without NUL is refused before anything runs.
 
 Flow: :func:`find_target` (id or unique id prefix → row, span, resolved cwd; the viewer uses
 :func:`target_for_row`; both refuse spans an importer marked ``"rerunnable": false``) →
@@ -24,15 +27,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracetui.model.spans import STREAMS, Span
-from tracetui.record.capture import JSON_LIMIT, ProcessOutcome, StreamData, StreamTap, run_captured
+from tracetui.model.spans import FEEDBACK, STREAMS, Span
+from tracetui.record.capture import JSON_LIMIT, ProcessOutcome, StreamData, run_captured
 from tracetui.rerun import diff
 from tracetui.rerun.normalize import RULE_NAMES
+from tracetui.rerun.reaper import Leftovers
+from tracetui.rerun.spool import MAX_OUTPUT, OutputLimit, SpoolTap, StopEvent
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import sidecar_path
 
 RECORD_CAP = 64 << 10
 """Smallest cap of the sidecar record's previews (the original's cap when that is larger)."""
+RECORD_CAP_MAX = 1 << 20
+"""Largest cap of the sidecar record's previews, whatever cap the original record claims."""
 _JSON_READ = 1 << 20
 """Streams up to this size are read back whole to count JSON items for the sidecar record."""
 _CONTEXT = 4096
@@ -72,6 +79,11 @@ class Captured:
     outcome: ProcessOutcome
     error: str | None
     """Why the re-run did not produce an exit (cannot start, timeout, cancel); None otherwise."""
+    output_cut: str | None = None
+    """Why the spools do not hold the whole output (the output limit, a spool that could not be
+    written): the hashes cannot be compared. None when they hold all of it."""
+    leftovers: tuple[int, ...] = ()
+    """Pids of processes the re-run left running that were killed when it ended."""
 
     @property
     def exit_code(self) -> int | None:
@@ -81,10 +93,10 @@ class Captured:
         return self.stdout if name == "stdout" else self.stderr
 
     def close(self) -> None:
-        """Delete the spool files."""
+        """Free the spool files (they have no name: closing is all it takes)."""
         for out in (self.stdout, self.stderr):
-            with contextlib.suppress(OSError):  # already gone: nothing to delete
-                os.unlink(out.path)
+            with contextlib.suppress(OSError):
+                out.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,17 +195,45 @@ def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Targe
             f"span {span.command_id!r} is a {tool} call{origin}, not a shell command: "
             "it cannot be re-run (rerunnable: false)"
         )
-    if not span.argv or not span.argv[0]:
+    # The record's own value, not Span.argv (which turns any item into text for display).
+    raw = span.raw.get("command" if span.dialect == FEEDBACK else "argv")
+    if raw is None or (isinstance(raw, list) and (not raw or raw[0] == "")):
         raise RerunError(f"span {span.command_id!r} records no argv to re-run")
-    return Target(index, row, span, span.argv, index.run.resolve_cwd(span.cwd))
+    problem = argv_problem(raw)
+    if problem is not None:
+        raise RerunError(f"span {span.command_id!r} cannot be re-run: {problem}")
+    return Target(index, row, span, tuple(raw), index.run.resolve_cwd(span.cwd))
+
+
+_KINDS = {bool: "true or false", int: "a number", float: "a number", dict: "an object"}
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return _KINDS.get(type(value), "a list" if isinstance(value, list) else type(value).__name__)
+
+
+def argv_problem(argv: object) -> str | None:
+    """Why ``argv`` cannot be run as it is (one line), or None for a non-empty list of strings
+    without NUL whose first item is not empty. No item is ever turned into text to make it fit."""
+    if isinstance(argv, str):
+        return "its argv is a shell string, not a list of arguments"
+    if not isinstance(argv, (list, tuple)):
+        return f"its argv is {_kind(argv)}, not a list of strings"
+    if not argv:
+        return "its argv is empty"
+    for i, item in enumerate(argv):
+        if not isinstance(item, str):
+            return f"argv[{i}] is {_kind(item)}, not a string"
+        if "\x00" in item:
+            return f"argv[{i}] holds a NUL character (no program can receive it)"
+    if not argv[0]:
+        return "its program name (argv[0]) is empty"
+    return None
 
 
 # ------------------------------------------------------------------ running
-def _tap() -> StreamTap:
-    # Nothing kept in memory: no head, no tail, no JSON copy; every byte goes to the spool.
-    return StreamTap(0, 0, json_limit=0, spool=True)
-
-
 def run_spooled(
     argv: Sequence[str],
     cwd: str,
@@ -202,15 +242,21 @@ def run_spooled(
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
     grace: float = 2.0,
+    max_output: int = MAX_OUTPUT,
 ) -> Captured:
     """Run ``argv`` (no shell, stdin closed) in ``cwd``, both streams spooled to temp files.
 
-    A timeout or ``cancel.set()`` kills the process group (TERM, then KILL after ``grace`` s).
-    A missing cwd or an unstartable program is a result with ``error`` set, not an exception.
+    A timeout, ``cancel.set()`` or more than ``max_output`` bytes of output (both streams
+    together) kills the process group (TERM, then KILL after ``grace`` s); what the re-run left
+    running outside the group is killed when it ends. A missing cwd or an unstartable program is
+    a result with ``error`` set, not an exception; an argv that is not a list of strings without
+    NUL is a :class:`RerunError`, raised before anything is spooled.
     """
-    argv = [str(a) for a in argv]
-    if not argv or not argv[0]:
-        raise RerunError("no command to run")
+    problem = argv_problem(argv)
+    if problem is not None:
+        raise RerunError(f"cannot run this argv: {problem}")
+    if max_output <= 0:
+        raise RerunError("the output limit must be > 0")
     t0 = time.monotonic()
     on_progress = None
     if progress is not None:
@@ -218,36 +264,63 @@ def run_spooled(
         def on_progress(out: int, err: int) -> None:
             progress(time.monotonic() - t0, out, err)
 
-    if not os.path.isdir(cwd):
-        what = "does not exist" if not os.path.exists(cwd) else "is not a directory"
-        outcome = _not_started(f"working directory {what}: {cwd}")
-    else:
-        outcome = run_captured(
-            argv,
-            cwd=cwd,
-            stdout_tap=_tap(),
-            stderr_tap=_tap(),
-            timeout=timeout,
-            cancel=cancel,
-            grace=grace,
-            on_progress=on_progress,
-        )
+    limit = OutputLimit(max_output)
+    taps = (SpoolTap(limit), SpoolTap(limit))
+    try:
+        killed: set[int] = set()
+        if not os.path.isdir(cwd):
+            what = "does not exist" if not os.path.exists(cwd) else "is not a directory"
+            outcome = _not_started(f"working directory {what}: {cwd}", taps)
+        else:
+            with Leftovers() as left:
+                outcome = run_captured(
+                    list(argv),
+                    cwd=cwd,
+                    stdout_tap=taps[0],
+                    stderr_tap=taps[1],
+                    timeout=timeout,
+                    cancel=StopEvent(cancel, limit),
+                    grace=grace,
+                    on_progress=on_progress,
+                )
+                killed = left.kill(grace)
+    except BaseException:
+        for tap in taps:
+            tap.file.close()
+        raise
+    cut = _cut_reason(limit)
     error = outcome.start_error
-    if outcome.timed_out:
+    if cut is not None:
+        error = f"{cut}; process group killed"  # first: the limit stops it through the cancel
+    elif outcome.timed_out:
         error = f"timed out after {timeout:g}s; process group killed"
     elif outcome.cancelled:
         error = "cancelled; process group killed"
-    return Captured(_spooled(outcome.stdout), _spooled(outcome.stderr), outcome, error)
+    return Captured(
+        _spooled(outcome.stdout, taps[0]),
+        _spooled(outcome.stderr, taps[1]),
+        outcome,
+        error,
+        cut,
+        tuple(sorted(killed)),
+    )
 
 
-def _not_started(message: str) -> ProcessOutcome:
-    out, err = _tap().finish(), _tap().finish()
+def _cut_reason(limit: OutputLimit) -> str | None:
+    if limit.write_error is not None:
+        return limit.write_error
+    if limit.reached:
+        return f"stopped at the output limit ({limit.limit:,} B)"
+    return None
+
+
+def _not_started(message: str, taps: tuple[SpoolTap, SpoolTap]) -> ProcessOutcome:
+    out, err = taps[0].finish(), taps[1].finish()
     return ProcessOutcome(out, err, None, message, 127, time.time(), 0, False, False)
 
 
-def _spooled(data: StreamData) -> diff.SpooledOutput:
-    assert data.spool_path is not None
-    return diff.SpooledOutput(data.spool_path, data.total, data.sha256)
+def _spooled(data: StreamData, tap: SpoolTap) -> diff.SpooledOutput:
+    return diff.SpooledOutput(tap.file, data.total, data.sha256)
 
 
 # ------------------------------------------------------------------ comparing
@@ -262,6 +335,11 @@ def compare_target(
     span = target.span
     out = diff.compare(span.stdout, span.dialect, captured.stdout, rules, binary=binary)
     err = diff.compare(span.stderr, span.dialect, captured.stderr, rules, binary=binary)
+    if captured.output_cut is not None:
+        # The spools hold a prefix of the output: a hash of it says nothing about the stream.
+        reason = f"the whole output's hash cannot be compared: {captured.output_cut}"
+        out = dataclasses.replace(out, verdict=diff.UNKNOWN, reason=reason)
+        err = dataclasses.replace(err, verdict=diff.UNKNOWN, reason=reason)
     return out, err, binary
 
 
@@ -284,7 +362,8 @@ def build_rerun_record(target: Target, captured: Captured) -> dict[str, Any]:
     from tracetui.record.redact import Redactor
 
     span = target.span
-    caps = [s.cap for s in span.streams if s.cap is not None]
+    # The record's caps are untrusted sizes: clamped, so the sidecar line stays small.
+    caps = [min(s.cap, RECORD_CAP_MAX) for s in span.streams if s.cap is not None]
     cap = max([RECORD_CAP, *caps])
     clips = [s.clip for s in span.streams if s.clip]
     clip = clips[0] if clips else "head"
@@ -330,10 +409,17 @@ def rerun(
     rules: Iterable[str] = RULE_NAMES,
     write_sidecar: bool = True,
     grace: float = 2.0,
+    max_output: int = MAX_OUTPUT,
 ) -> RerunResult:
     """Run ``target`` again (the caller has confirmed it), compare, and record it in the sidecar."""
     captured = run_spooled(
-        target.argv, target.cwd, timeout=timeout, cancel=cancel, progress=progress, grace=grace
+        target.argv,
+        target.cwd,
+        timeout=timeout,
+        cancel=cancel,
+        progress=progress,
+        grace=grace,
+        max_output=max_output,
     )
     try:
         out, err, binary = compare_target(target, captured, rules)
@@ -376,6 +462,7 @@ def summary(
         doc[f"{s}_bytes_now"] = c.bytes_now
         doc[f"{s}_hidden_then"] = c.hidden_then
         doc[f"{s}_verdict"] = c.verdict
+        doc[f"{s}_verdict_reason"] = c.reason
         doc[f"{s}_window"] = c.windows.clip
         doc[f"{s}_window_changed"] = c.changed
         doc[f"{s}_window_changed_raw"] = c.changed_raw
@@ -387,6 +474,8 @@ def summary(
     doc["unseen_excerpt"] = {s: e.start for s, e in excerpts.items()}
     doc["unseen_excerpt_skipped"] = {s: e.skipped for s, e in excerpts.items()}
     doc["unseen_excerpt_end"] = {s: e.end for s, e in excerpts.items()}
+    doc["output_cut"] = result.captured.output_cut
+    doc["leftovers_killed"] = len(result.captured.leftovers)
     doc["sidecar"] = result.sidecar
     doc["sidecar_error"] = result.sidecar_error
     doc["rerun_command_id"] = result.record.get("command_id") if result.record else None
