@@ -116,9 +116,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from tracetui.model.text import neutralize_line
     from tracetui.record.recorder import run_with_feedback
     from tracetui.record.redact import Redactor
     from tracetui.record.rotate import lock_path
+    from tracetui.record.safe_files import UnsafeFile, check_existing, open_lock
 
     argv = list(args.argv)
     if argv and argv[0] == "--":
@@ -132,9 +134,13 @@ def main(args: argparse.Namespace) -> int:
     except re.error as exc:
         raise UsageError(f"run: bad --redact pattern: {exc}") from None
     log = os.path.abspath(args.log)
-    # Fail before running anything when the record could not be written afterwards.
+    # Fail before running anything when the record could not be written afterwards: a link,
+    # a FIFO or someone else's file planted as the log or its lock is refused (safe_files).
     try:
-        os.close(os.open(lock_path(log), os.O_RDWR | os.O_CREAT, 0o644))
+        check_existing(log)
+        os.close(open_lock(lock_path(log)))
+    except UnsafeFile as exc:
+        raise UsageError(f"run: {exc}") from None
     except OSError as exc:
         raise UsageError(f"run: cannot write the log {args.log}: {exc.strerror or exc}") from None
     try:
@@ -152,6 +158,9 @@ def main(args: argparse.Namespace) -> int:
             tool_name=args.tool_name,
             handle_signals=True,
         )
+    except UnsafeFile as exc:  # the command ran, but a file was swapped in since the check
+        print(f"tracetui run: {neutralize_line(str(exc))}", file=sys.stderr)
+        return 2
     except OSError as exc:  # the command ran, but the record could not be appended
         print(
             f"tracetui run: cannot write the log {args.log}: {exc.strerror or exc}", file=sys.stderr

@@ -391,12 +391,37 @@ def build_rerun_record(target: Target, captured: Captured) -> dict[str, Any]:
 
 
 def append_sidecar(target: Target, record: dict[str, Any]) -> str:
-    """Append ``record`` to the run's ``B.reruns.jsonl`` (locked, never rotated); its path."""
+    """Append ``record`` to the run's ``B.reruns.jsonl`` (locked, never rotated); its path.
+
+    The sidecar and its lock are opened the safe way (:mod:`tracetui.record.safe_files`): a link,
+    FIFO, device or someone else's file planted there raises ``UnsafeFile`` and is not written.
+    """
     from tracetui.record.rotate import append_record
 
     path = sidecar_path(target.index.run.base)
     append_record(path, record, _NEVER_ROTATE, 1)
     return path
+
+
+def check_sidecar(target: Target) -> None:
+    """Raise ``UnsafeFile`` (naming the file) before a re-run whose record could not be kept:
+    the sidecar or its lock exists and is not a regular file of this user (see append_sidecar).
+    """
+    from tracetui.record.rotate import lock_path
+    from tracetui.record.safe_files import check_existing
+
+    path = sidecar_path(target.index.run.base)
+    check_existing(path)
+    check_existing(lock_path(path), single_link=False)
+
+
+def sidecar_problem(target: Target, exc: OSError) -> str:
+    """The one line saying why the sidecar was not written."""
+    from tracetui.record.safe_files import UnsafeFile
+
+    if isinstance(exc, UnsafeFile):
+        return str(exc)  # names the very file refused (the sidecar or its lock)
+    return f"cannot write {sidecar_path(target.index.run.base)}: {exc.strerror or exc}"
 
 
 # ------------------------------------------------------------------ all of it
@@ -411,7 +436,12 @@ def rerun(
     grace: float = 2.0,
     max_output: int = MAX_OUTPUT,
 ) -> RerunResult:
-    """Run ``target`` again (the caller has confirmed it), compare, and record it in the sidecar."""
+    """Run ``target`` again (the caller has confirmed it), compare, and record it in the sidecar.
+
+    With ``write_sidecar``, an unsafe sidecar or lock is refused (``UnsafeFile``) before anything runs.
+    """
+    if write_sidecar:
+        check_sidecar(target)
     captured = run_spooled(
         target.argv,
         target.cwd,
@@ -429,9 +459,7 @@ def rerun(
             try:
                 written = append_sidecar(target, record)
             except OSError as exc:
-                sidecar_error = (
-                    f"cannot write {sidecar_path(target.index.run.base)}: {exc.strerror or exc}"
-                )
+                sidecar_error = sidecar_problem(target, exc)
     except BaseException:
         captured.close()
         raise
