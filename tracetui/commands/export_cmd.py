@@ -8,8 +8,6 @@ reached or refuses, 2 for usage errors and unusable input.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -40,6 +38,7 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import load_runs
     from tracetui.errors import UsageError
     from tracetui.export import otlp
+    from tracetui.model.text import neutralize_line
 
     if not args.otlp_json and not args.endpoint:
         raise UsageError("export: give --otlp-json FILE and/or --endpoint URL")
@@ -55,7 +54,10 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     elif args.otlp_json:
         _write_file(args.otlp_json, indexes)
-        print(f"tracetui: {spans:,} spans written to {args.otlp_json}", file=sys.stderr)
+        print(
+            f"tracetui: {spans:,} spans written to {neutralize_line(args.otlp_json)}",
+            file=sys.stderr,
+        )
     if args.endpoint:
         try:
             sent = otlp.post(args.endpoint, indexes, timeout=args.timeout)
@@ -72,14 +74,12 @@ def main(args: argparse.Namespace) -> int:
 def _write_file(path: str, indexes: list[RunIndex]) -> None:
     from tracetui.errors import UsageError
     from tracetui.export import otlp
+    from tracetui.record.safe_files import output_file
 
-    tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        # Streamed to a temp file beside the target and renamed: never half a JSON document.
-        with open(tmp, "wb") as fh:
+        # The way `>` writes: /dev/null or a FIFO written through, a regular file replaced
+        # whole by a renamed temp file (never half a JSON document).
+        with output_file(path) as fh:
             otlp.write_json(indexes, fh)
-        os.replace(tmp, path)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise UsageError(f"export: cannot write {path}: {exc.strerror or exc}") from None

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 
 
@@ -26,6 +24,8 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import load_runs
     from tracetui.errors import UsageError
     from tracetui.export.report import ReportError, find_row, render_report
+    from tracetui.model.text import neutralize_line
+    from tracetui.record.safe_files import output_file
 
     indexes = load_runs([args.path])
     try:
@@ -36,15 +36,12 @@ def main(args: argparse.Namespace) -> int:
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return 0
-    tmp = f"{args.output}.tmp-{os.getpid()}"
     try:
-        # Written beside the target and renamed: a failed write never leaves half a report.
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, args.output)
+        # The way `>` writes: a device or FIFO written through, a regular file replaced whole by
+        # a renamed temp file (a failed write never leaves half a report).
+        with output_file(args.output) as fh:
+            fh.write(text.encode("utf-8"))
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise UsageError(f"report: cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"tracetui: report written to {args.output}", file=sys.stderr)
+    print(f"tracetui: report written to {neutralize_line(args.output)}", file=sys.stderr)
     return 0

@@ -5,6 +5,12 @@ next line would push ``B`` past ``max_bytes``, then appends the whole line with 
 ``O_APPEND`` mode. Holding the lock across the size check, the renames and the write is what lets
 many processes share one run without losing or duplicating a record. The lock file is separate
 from ``B`` because ``B`` itself is renamed away by rotation.
+
+The run's folder may hold whatever a trace's author put there, so ``B`` and ``B.lock`` are opened
+through :mod:`tracetui.record.safe_files` (no link followed, regular files of this user only, no
+hang on a FIFO), and rotation refuses to shift a member that is not such a file. A ``B`` whose
+last line was cut short (its writer was killed mid-write) gets a newline before the next record,
+so the cut line stays one bad line instead of swallowing the record after it.
 """
 
 from __future__ import annotations
@@ -16,6 +22,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+
+from tracetui.record.safe_files import (
+    check_existing,
+    ends_mid_line,
+    open_append,
+    open_lock,
+    write_all,
+)
 
 LOCK_SUFFIX = ".lock"
 
@@ -34,8 +48,15 @@ def rotate(base: str, keep: int) -> None:
     """Shift the set by one: drop ``B.{keep}``, ``B.{i}`` → ``B.{i+1}``, ``B`` → ``B.1``.
 
     Call with the lock held. gzip'd members (``B.{i}.gz``) shift along with the plain ones.
-    With ``keep`` 0 there is no history: ``B`` is simply removed.
+    With ``keep`` 0 there is no history: ``B`` is simply removed. Every member to be renamed is
+    checked first (:class:`~tracetui.record.safe_files.UnsafeFile` for a link, a device, someone
+    else's file…), so a refusal leaves the set as it was.
     """
+    moved = [base] if keep else []
+    for suffix in ("", ".gz"):
+        moved += [f"{base}.{i}{suffix}" for i in range(1, keep)]
+    for path in moved:
+        check_existing(path)
     for suffix in ("", ".gz"):
         _remove(f"{base}.{keep}{suffix}" if keep else base)
         for i in range(keep - 1, 0, -1):
@@ -46,7 +67,7 @@ def rotate(base: str, keep: int) -> None:
 
 def _remove(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
+        os.unlink(path)  # a link is removed, never followed
 
 
 def _rename(src: str, dst: str) -> None:
@@ -60,32 +81,36 @@ def append_record(
     """Append ``record`` as one line to ``base``, rotating first when it would not fit.
 
     A line bigger than ``max_bytes`` on its own still gets written, alone in a fresh ``B``.
-    Returns the number of bytes written. Raises ``OSError`` when the file cannot be written.
+    Returns the number of bytes written. Raises ``OSError`` when the file cannot be written,
+    :class:`~tracetui.record.safe_files.UnsafeFile` when ``B`` or its lock must not be.
     """
     return append_line(base, encode_line(record), max_bytes, keep)
 
 
 def append_line(base: str | os.PathLike[str], line: bytes, max_bytes: int, keep: int) -> int:
-    """:func:`append_record` for an already encoded line (must end with a newline)."""
+    """:func:`append_record` for an already encoded line (must end with a newline).
+
+    The count returned includes the newline put first when ``B`` ended mid-line.
+    """
     if max_bytes <= 0 or keep < 0:
         raise ValueError("max_bytes must be > 0 and keep >= 0")
     path = os.fspath(base)
-    lock_fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    lock_fd = open_lock(lock_path(path))
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        fd = open_append(path)
         try:
-            size = os.stat(path).st_size
-        except FileNotFoundError:
-            size = 0
-        if size and size + len(line) > max_bytes:
-            rotate(path, keep)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            written = os.write(fd, line)
-            while written < len(line):  # a short write on a regular file is rare (disk full)
-                written += os.write(fd, line[written:])
+            size = os.fstat(fd).st_size
+            first = b"\n" if size and ends_mid_line(fd) else b""
+            if size and size + len(first) + len(line) > max_bytes:
+                os.close(fd)
+                fd = -1
+                rotate(path, keep)
+                first = b""  # the cut line ends the rotated member as it is
+                fd = open_append(path)
+            return write_all(fd, first + line)
         finally:
-            os.close(fd)
-        return written
+            if fd >= 0:
+                os.close(fd)
     finally:
         os.close(lock_fd)  # closing the descriptor releases the flock

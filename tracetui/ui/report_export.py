@@ -3,7 +3,8 @@
 The report is :func:`tracetui.export.report.render_report` (the same text as ``tracetui report``),
 written to ``tracetui-report-<id>.md`` in the current directory. An existing file is never
 replaced: the next free ``-2``, ``-3``… name is taken, and the name is claimed with
-``O_EXCL`` so two viewers exporting at once cannot write over each other either.
+``O_EXCL`` (:func:`tracetui.record.safe_files.create_new`) so two viewers exporting at once cannot
+write over each other either, and a link planted under that name is never followed.
 
 Rendering reads the chain's rows (and a sidecar of re-runs) from disk, so it runs on a thread
 worker; every error becomes a notification, never a traceback.
@@ -11,7 +12,6 @@ worker; every error becomes a notification, never a traceback.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from functools import partial
@@ -22,6 +22,7 @@ from textual.app import App
 from tracetui.export.report import render_report
 from tracetui.model.flags import BAD
 from tracetui.model.text import neutralize_line
+from tracetui.record.safe_files import create_new
 from tracetui.store.index import RunIndex
 
 MAX_SUFFIX = 999
@@ -42,20 +43,15 @@ def report_stem(command_id: str | None, row: int) -> str:
 
 def write_new(directory: str, stem: str, text: str) -> str:
     """Write ``text`` to ``stem.md`` or the first free ``stem-N.md``; return the path written."""
+    data = text.encode("utf-8")
     for n in range(1, MAX_SUFFIX + 1):
         path = os.path.join(directory, f"{stem}.md" if n == 1 else f"{stem}-{n}.md")
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            # Claimed with O_EXCL: a file or a link already there is never written through,
+            # and a half-written report is removed rather than passed off as a whole one.
+            create_new(path, data)
         except FileExistsError:
             continue
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except BaseException:
-            # A half-written report would pass for a whole one: remove it.
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            raise
         return path
     raise FileExistsError(f"{MAX_SUFFIX} reports named {stem}*.md already exist in {directory}")
 

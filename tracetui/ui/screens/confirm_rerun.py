@@ -126,6 +126,18 @@ def start_rerun(
             markup=False,
         )
         return
+    try:  # a link, FIFO or someone else's file planted as the sidecar or its lock: refused now
+        if write_sidecar:
+            rerun.check_sidecar(target)
+    except OSError as exc:
+        app.notify(
+            neutralize_line(str(exc)),
+            title="cannot re-run",
+            severity="warning",
+            timeout=8,
+            markup=False,
+        )
+        return
 
     async def answered(yes: bool | None) -> None:
         if yes:
