@@ -32,6 +32,7 @@ FIELDS = [
     "parent_command_id",
     "tool_name",
     "argv",
+    "argv_redacted",
     "cwd",
     "started_at",
     "duration_ms",

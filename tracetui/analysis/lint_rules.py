@@ -178,14 +178,30 @@ def invalid_utf8(rec: dict[str, Any], span: Span) -> Iterator[str]:
 
 
 _REDACTOR = Redactor()
+"""The recorder's own rules (record/redact.py): lint sees exactly what redaction would catch."""
 
 
-@rule("TT015", WARNING, "secret-looking text in a preview (redaction missed it)")
-def secret_in_preview(rec: dict[str, Any], span: Span) -> Iterator[str]:
+@rule(
+    "TT015", WARNING, "secret-looking text in a preview, argv, note or error (redaction missed it)"
+)
+def secret_in_text(rec: dict[str, Any], span: Span) -> Iterator[str]:
     for st in span.streams:
         names = _REDACTOR.findings(st.preview) if st.preview else []
         if names:
-            yield f"preview_{st.name} holds secret-looking text ({', '.join(sorted(set(names)))})"
+            yield f"preview_{st.name} holds secret-looking text ({', '.join(names)})"
+    # An argv item and its neighbour are read together, as the recorder does (`--password`, `x`).
+    names = _REDACTOR.argv_findings(span.argv) if span.argv else []
+    if names:
+        field = "command" if span.dialect == FEEDBACK else "argv"
+        yield f"{field} holds secret-looking text ({', '.join(names)})"
+    for field, text in (
+        ("tool_name", span.tool_name),
+        ("agent_note", span.agent_note),
+        ("error", span.error),
+    ):
+        names = _REDACTOR.findings(text) if text else []
+        if names:
+            yield f"{field} holds secret-looking text ({', '.join(names)})"
 
 
 @rule("TT017", WARNING, "truncation marker in the preview while the flag says not truncated")

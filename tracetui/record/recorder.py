@@ -2,9 +2,10 @@
 
 :func:`run_with_feedback` is the Python API behind ``tracetui run``. It captures both streams
 (:mod:`tracetui.record.capture`), cuts each to the cap with tracetui's marker at the clip point,
-redacts the previews, and appends a ``tracetui/1`` record (:mod:`tracetui.record.rotate`). The
-preview in the record is byte for byte the text the wrapper prints, so the trace shows exactly
-what the agent saw, and the counts and hashes show what it did not.
+redacts the previews (and the argv, tool name, note and error), and appends a ``tracetui/1``
+record (:mod:`tracetui.record.rotate`). The preview in the record is byte for byte the text
+the wrapper prints, so the trace shows exactly what the agent saw, and the counts and hashes
+show what it did not.
 """
 
 from __future__ import annotations
@@ -282,19 +283,25 @@ def build_record(
     }
     if error is None:
         error = outcome.start_error
+    # Secrets are hidden in every text written, not only the previews. The argv's count is
+    # recorded (re-run refuses such an argv); the cwd and ids are kept as given: a re-run needs
+    # them to resolve, and they hold no secret shapes in practice (docs/recording.md).
+    argv_items, argv_redacted = redactor.redact_argv([clean_text(str(a)) for a in argv])
+    shown_name = clean_text(tool_name or os.path.basename(str(argv[0])) or str(argv[0]))
     record: dict[str, Any] = {
         "schema": SCHEMA,
         "span_type": "tool",
         "command_id": command_id or new_command_id(outcome.started_at),
         "parent_command_id": parent,
-        "tool_name": clean_text(tool_name or os.path.basename(str(argv[0])) or str(argv[0])),
-        "argv": [clean_text(str(a)) for a in argv],
+        "tool_name": redactor.redact_text(shown_name),
+        "argv": argv_items,
+        "argv_redacted": argv_redacted,
         "cwd": clean_text(cwd),
         "started_at": rfc3339(outcome.started_at),
         "duration_ms": outcome.duration_ms,
         "exit_code": outcome.returncode,
-        "error": error,
-        "agent_note": None if note is None else clean_text(note),
+        "error": None if error is None else redactor.redact_text(error),
+        "agent_note": None if note is None else redactor.redact_text(clean_text(note)),
     }
     for name, view in views.items():
         for key, value in view.fields.items():

@@ -1,17 +1,29 @@
-"""Redaction of secret-looking text, used on write (recorder) and as a lint rule.
+"""Redaction of secret-looking text: one set of patterns for the recorder, re-runs and lint.
 
 Patterns are plain regexes; each match is replaced by ``[REDACTED]`` (keeping a recognisable
 prefix such as ``password=`` so a reader still knows what was there). Hashes are never taken
 over redacted text: the recorder hashes the raw bytes.
+
+Entry points: :meth:`Redactor.redact` (a text), :meth:`Redactor.redact_window` (a window cut
+from a longer stream), :meth:`Redactor.redact_argv` (an argv list, item by item, so a flag and
+its value in two items are still seen together), :meth:`Redactor.redact_bytes` and
+:class:`StreamRedactor` (whole outputs, in memory or chunk by chunk), :meth:`Redactor.findings`
+(lint). :func:`redacted_argv_refusal` tells re-run not to run an argv that holds redactions.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 REPLACEMENT = "[REDACTED]"
+
+ARG_SEP = "\x00"
+"""Joins neighbouring argv items when they are redacted together. No argv item can hold a NUL
+(execve cannot pass one), so it never occurs inside an item; only the flag rule accepts it as
+the gap between a flag and its value (``--password``, ``hunter2``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,27 +49,129 @@ def _rule(name: str, regex: str, flags: int = 0, *, end: str = "", start: str = 
     )
 
 
+# Building blocks of the keyword rules (`password=…`, `"api_key": "…"`, `--password …`).
+_FRESH = r"(?!\[REDACTED\])"  # never match our own replacement: redacting twice changes nothing
+_BARE_CHAR = r"[^\s\x00\"'&,;]"
+_QUOTED = r"(?:(?!(?P=q))(?:\\.|[^\\\n]))+"  # up to the opening quote's twin, escapes skipped
+# `null`, `true`, `****`…: a setting or a mask, nothing to hide (`{"password": null}`,
+# `f(pwd=None)`).
+_UNSET = r"(?!(?:null|None|true|false|True|False|\*+)(?![^\s\x00\"'&,;)\]}]))"
+_SEP = (
+    r"\\?[\"']?[ \t]*(?:=>|[=:](?!>))[ \t]*(?P<q>\\?[\"'])?"  # `=`, `: `, `": "`, `\": \"`, ` => '`
+)
+
+
+def _value(bare: str = _BARE_CHAR + "+", quoted: str = _QUOTED) -> str:
+    """The value after a keyword: quoted (``q`` matched) up to its closing quote, or bare."""
+    return rf"(?(q){_FRESH}{quoted}|(?!\\?[\"']){_FRESH}{_UNSET}{bare})"
+
+
+def _alone(width: int, chars: str = "A-Za-z0-9_") -> str:
+    """After a literal of ``width`` characters: it does not follow one of ``chars`` (a word
+    start). Written after the literal, not before it, so the regex engine can scan for the
+    literal, which is many times faster than testing a look-behind at every position."""
+    return rf"(?<![{chars}].{{{width}}})"
+
+
+_PASSWORD_WORD = (
+    r"(?i:p(?:assw(?:or)?d|assphrase"
+    r"|wd(?:" + _alone(3, "A-Za-z0-9") + r"(?-i:(?<!PWD))"  # `pwd=`, not the shell's `PWD=/home/me`
+    r"|(?<=[A-Za-z0-9][_.-]...))))"  # `DB_PWD=` (`OLDPWD=` is the shell's too)
+)
+_TOKEN_CHARS = r"[A-Za-z0-9_\-+/=.~]"
+_TOKENISH = rf"(?={_TOKEN_CHARS}*[0-9]){_TOKEN_CHARS}{{8,}}"
+"""A generated secret: 8+ token characters with a digit (so `unexpected token: IDENT` and
+`token = make_token(x)` in source code stay readable)."""
+
 # The partial shapes (`end=`, `start=`) are what is still recognisable when a cap cuts the secret
 # and no withheld context is at hand: a key-id prefix, a token prefix, a key block's last lines.
+# Every rule starts with a literal where it can (see _alone).
 DEFAULT_RULES: tuple[Rule, ...] = (
     _rule(
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*\Z)",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        # An unterminated block hides the rest, up to an argv item's end (ARG_SEP).
+        r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[^\x00]*\Z)",
         re.S,
-        start=r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        start=r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
     ),
     _rule(
         "bearer",
-        r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]{8,}=*",
-        end=r"(?P<keep>\b[Bb]earer\s+)[A-Za-z0-9\-._~+/]+=*\Z",
+        rf"(?P<keep>(?i:bearer){_alone(6)}\s+)[A-Za-z0-9\-._~+/]{{8,}}=*",
+        end=r"(?P<keep>\b(?i:bearer)\s+)[A-Za-z0-9\-._~+/]+=*\Z",
     ),
     _rule(
-        "password", r"(?P<keep>\b(?i:password|passwd|pwd)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"
+        "basic-auth",
+        r"(?P<keep>(?i:authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?i:basic)[ \t]+)"
+        r"[A-Za-z0-9+/]{4,}={0,2}",
     ),
-    _rule("api-key", r"(?P<keep>\b(?i:api[_-]?key)\s*[=:]\s*)(?!\[REDACTED\])[^\s\"'&,;]+"),
-    _rule("aws-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", end=r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z"),
-    _rule("slack-token", r"\bxox[abposr]-[0-9A-Za-z-]{10,}", end=r"\bxox[abposr]-[0-9A-Za-z-]*\Z"),
+    # Keywords end the key's name (`DB_PASSWORD=`, `MYSQL_ROOT_PASSWORD:`) whatever comes
+    # before them; `password_hint=` ends in another word and is left alone.
+    _rule(
+        "password",
+        rf"(?P<keep>{_PASSWORD_WORD}(?i:[_-]?confirm(?:ation)?)?{_SEP}){_value()}",
+    ),
+    _rule("api-key", rf"(?P<keep>(?i:api[_-]?key){_SEP}){_value()}"),
+    # `--password hunter2`, `--db-password=…`, `--api-key …`, `--token …`; in an argv the flag and
+    # its value are two items, joined by ARG_SEP. A value that starts with `-` is the next flag.
+    _rule(
+        "secret-flag",
+        r"(?P<keep>-(?<![\w-]-)-?(?:[A-Za-z0-9]+[-_])*"
+        r"(?i:passw(?:or)?d|passphrase|api[-_]?key|token|secret)(?:[ \t]+|=|\x00)(?P<q>[\"'])?)"
+        + _value(r"(?!-)" + _BARE_CHAR + "+"),
+    ),
+    # `GITHUB_TOKEN=…`, `client_secret: …`, `"SecretAccessKey": "…"`: generated values only.
+    _rule(
+        "secret-key",
+        rf"(?P<keep>(?i:secret(?:[_-]?(?:access[_-]?)?key)?|token){_SEP})"
+        + _value(rf"{_TOKENISH}(?!{_TOKEN_CHARS}|[(\[])", rf"{_TOKENISH}(?=(?P=q))"),
+    ),
+    # `SecretAccessKey   wJalr…` (a table, prose): exactly 40 base64 characters after the name.
+    _rule(
+        "aws-secret",
+        r"(?P<keep>(?i:secret[_-]?(?:access[_-]?)?key)\\?[\"']?[ \t]*(?:(?:=>|[=:])[ \t]*)?"
+        r"\\?[\"']?)(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+    ),
+    _rule(
+        "url-credentials",
+        r"(?P<keep>://(?<=[A-Za-z0-9+.-]://)[^\s\x00/?#@:]*:)(?!\[REDACTED\]@)[^\s\x00/?#]+(?=@)",
+    ),
+    _rule(
+        "aws-key",
+        rf"A[KS]IA{_alone(4)}[0-9A-Z]{{16}}\b",
+        end=r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z",
+    ),
+    _rule(
+        "slack-token",
+        rf"xox[abposr]-{_alone(5)}[0-9A-Za-z-]{{10,}}",
+        end=r"\bxox[abposr]-[0-9A-Za-z-]*\Z",
+    ),
+    _rule(
+        "github-token",
+        r"g(?<![A-Za-z0-9]g)(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
+        end=r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]*|github_pat_[A-Za-z0-9_]*)\Z",
+    ),
+    # OpenAI (`sk-…`, `sk-proj-…`) and Anthropic (`sk-ant-…`) keys: random, so they hold a digit;
+    # `risk-free` and `sk-some-branch-name` do not match.
+    _rule(
+        "sk-key",
+        rf"sk-{_alone(3, 'A-Za-z0-9_-')}(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{{20,}}",
+        end=r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]*\Z",
+    ),
+    _rule(
+        "stripe-key",
+        rf"[sr]k_{_alone(3, 'A-Za-z0-9')}(?:live|test)_[A-Za-z0-9]{{16,}}",
+        end=r"(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]*\Z",
+    ),
+    _rule(
+        "jwt",
+        rf"eyJ{_alone(3, 'A-Za-z0-9_-')}[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
+        end=r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?\Z",
+    ),
 )
+
+Span = tuple[int, int, str]
+"""``(start, end, rule name)`` of one replacement in a text."""
 
 
 @dataclass(slots=True)
@@ -76,13 +190,35 @@ class Redactor:
     def all_rules(self) -> tuple[Rule, ...]:
         return (*self.rules, *self.extra)
 
+    def spans(self, text: str, lo: int = 0, hi: int | None = None) -> list[Span]:
+        """What every rule would replace in ``text``, clipped to ``[lo, hi)``; empty parts dropped.
+
+        The ``keep`` part of a match is not replaced, so ``password=`` alone yields nothing.
+        """
+        hi = len(text) if hi is None else hi
+        found: list[Span] = []
+        for rule in self.all_rules():
+            keeps = "keep" in rule.pattern.groupindex
+            for m in rule.pattern.finditer(text):
+                start = max(m.start(), m.end("keep") if keeps else -1, lo)
+                end = min(m.end(), hi)
+                if start < end:
+                    found.append((start, end, rule.name))
+        return found
+
     def redact(self, text: str) -> tuple[str, int]:
         """Return ``(redacted text, number of replacements)``."""
-        total = 0
-        for rule in self.all_rules():
-            text, n = rule.pattern.subn(_replace, text)
-            total += n
-        return text, total
+        return _replace_spans(text, self.spans(text))
+
+    def redact_text(self, text: str) -> str:
+        """The redacted text alone (for a note, an error message, a kept output decoded)."""
+        return self.redact(text)[0]
+
+    def redact_bytes(self, data: bytes) -> tuple[bytes, int]:
+        """Redact raw output: ``(bytes, replacements)``. Bytes that are not UTF-8 pass unchanged
+        (surrogate escapes), so a binary stream stays byte for byte the same outside its secrets."""
+        text, count = self.redact(data.decode("utf-8", "surrogateescape"))
+        return (text.encode("utf-8", "surrogateescape") if count else data), count
 
     def redact_window(
         self,
@@ -103,40 +239,147 @@ class Redactor:
         """
         if not (before or after or cut_before or cut_after):
             return self.redact(text)
-        lo, hi = len(before), len(before) + len(text)
-        joined = before + text + after
-        spans: list[tuple[int, int]] = []
-        for rule in self.all_rules():
-            for m in rule.pattern.finditer(joined):
-                keep_end = m.end("keep") if "keep" in rule.pattern.groupindex else -1
-                start, end = max(m.start(), keep_end, lo), min(m.end(), hi)
-                if start < end:  # only the part inside the window matters (and nothing when the
-                    spans.append((start - lo, end - lo))  # window only holds the `password=`)
-        text, count = _replace_spans(text, spans)
-        edge: list[tuple[int, int]] = []
-        patterns = [r.partial_end for r in self.all_rules() if cut_after and r.partial_end]
-        patterns += [r.partial_start for r in self.all_rules() if cut_before and r.partial_start]
-        for pattern in patterns:
-            found = pattern.search(text)
-            if found is not None:
-                keep_end = found.end("keep") if "keep" in pattern.groupindex else found.start()
-                if keep_end < found.end():
-                    edge.append((keep_end, found.end()))
+        lo = len(before)
+        found = self.spans(before + text + after, lo, lo + len(text))
+        text, count = _replace_spans(text, [(s - lo, e - lo, n) for s, e, n in found])
+        partials = [
+            (r.partial_end, r.name) for r in self.all_rules() if cut_after and r.partial_end
+        ]
+        partials += [
+            (r.partial_start, r.name) for r in self.all_rules() if cut_before and r.partial_start
+        ]
+        edge: list[Span] = []
+        for pattern, name in partials:
+            hit = pattern.search(text)
+            if hit is not None:
+                keep_end = hit.end("keep") if "keep" in pattern.groupindex else hit.start()
+                if keep_end < hit.end():
+                    edge.append((keep_end, hit.end(), name))
         text, more = _replace_spans(text, edge)
         return text, count + more
 
+    def argv_spans(self, argv: Sequence[str]) -> list[list[Span]]:
+        """Per argv item, what to replace in it: each item is matched alone and between its
+        neighbours (joined by :data:`ARG_SEP`), so ``--password`` ``hunter2`` hides ``hunter2``."""
+        out: list[list[Span]] = []
+        for i, item in enumerate(argv):
+            before = argv[i - 1] + ARG_SEP if i else ""
+            after = ARG_SEP + argv[i + 1] if i + 1 < len(argv) else ""
+            lo = len(before)
+            joined = self.spans(before + item + after, lo, lo + len(item))
+            out.append(self.spans(item) + [(s - lo, e - lo, n) for s, e, n in joined])
+        return out
+
+    def redact_argv(self, argv: Sequence[str]) -> tuple[list[str], int]:
+        """``(argv with its secrets replaced, replacements)``; items are never added or removed."""
+        items: list[str] = []
+        total = 0
+        for item, found in zip(argv, self.argv_spans(argv), strict=True):
+            text, count = _replace_spans(item, found)
+            items.append(text)
+            total += count
+        return items, total
+
     def findings(self, text: str) -> list[str]:
-        """Names of the rules that match somewhere in ``text`` (for lint)."""
-        return [r.name for r in self.all_rules() if r.pattern.search(text)]
+        """Names of the rules that would replace something in ``text`` (for lint)."""
+        return _names(self.spans(text))
+
+    def argv_findings(self, argv: Sequence[str]) -> list[str]:
+        """Names of the rules that would replace something in ``argv`` (for lint)."""
+        return _names([s for found in self.argv_spans(argv) for s in found])
 
 
-def _replace_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
-    """Replace each span (merged when they overlap) by the replacement text; count them."""
+class StreamRedactor:
+    """Redacts a whole output chunk by chunk (kept outputs): ``feed()`` then ``finish()``.
+
+    The last ``hold`` characters are held back until more arrives, and never cut inside a
+    match, so a secret split across chunks is seen whole when it is at most ``hold`` long. A
+    match still open after ``max_hold`` bytes (an unterminated key block) is cut there: what
+    came before is redacted, what follows is judged as a window cut at its start.
+    """
+
+    def __init__(self, redactor: Redactor, hold: int = 4096, max_hold: int = 1 << 20) -> None:
+        self.redactor = redactor
+        self.hold = hold
+        self.max_hold = max(max_hold, 2 * hold)
+        self.count = 0
+        """Replacements made so far."""
+        self._buffer = b""
+        self._cut = False
+
+    def feed(self, data: bytes) -> bytes:
+        """Take the next chunk; return the redacted bytes that can be written now."""
+        self._buffer += data
+        if len(self._buffer) < 2 * self.hold:
+            return b""
+        text = self._buffer.decode("utf-8", "surrogateescape")
+        found = self._spans(text)
+        point = len(text) - self.hold
+        for start, end, _name in sorted(found, reverse=True):
+            if start < point < end:
+                point = start
+        if point <= 0:
+            if len(self._buffer) < self.max_hold:
+                return b""
+            point = len(text) - self.hold  # a match longer than max_hold: cut through it
+        done, count = _replace_spans(text[:point], [(s, min(e, point), n) for s, e, n in found])
+        self.count += count
+        self._buffer = text[point:].encode("utf-8", "surrogateescape")
+        self._cut = any(s < point < e for s, e, _n in found)
+        return done.encode("utf-8", "surrogateescape")
+
+    def finish(self) -> bytes:
+        """The rest, redacted; the redactor is empty afterwards."""
+        text = self._buffer.decode("utf-8", "surrogateescape")
+        done, count = _replace_spans(text, self._spans(text))
+        self.count += count
+        self._buffer, self._cut = b"", False
+        return done.encode("utf-8", "surrogateescape")
+
+    def _spans(self, text: str) -> list[Span]:
+        found = self.redactor.spans(text)
+        if self._cut:  # the held text starts inside a secret that was cut: its end is hidden too
+            for rule in self.redactor.all_rules():
+                hit = rule.partial_start.search(text) if rule.partial_start else None
+                if hit is not None and hit.end() > 0:
+                    found.append((0, hit.end(), rule.name))
+        return found
+
+
+def redacted_argv_refusal(record: Mapping[str, Any], argv: object) -> str | None:
+    """Why ``argv`` (the argv of ``record``) must not be re-run, or None when it may be.
+
+    The recorder writes ``argv_redacted: N`` when it replaced N secrets in the argv: running it
+    would pass ``[REDACTED]`` where the real value was. A record without a usable count (written
+    before the field existed, or by another tool) is refused when an item holds the replacement.
+    """
+    marked = record.get("argv_redacted")
+    if isinstance(marked, bool) or not isinstance(marked, int | float) or marked != marked:
+        items = argv if isinstance(argv, list) else []  # no count (or NaN): look at the argv
+        marked = sum(item.count(REPLACEMENT) for item in items if isinstance(item, str))
+    if marked <= 0:
+        return None
+    n = int(marked) if isinstance(marked, int) else max(1, int(min(marked, 1 << 62)))
+    secrets = "secret" if n == 1 else "secrets"
+    return (
+        f"the argv holds {n} redacted {secrets} ({REPLACEMENT} in the record): "
+        "re-run it yourself with the real values"
+    )
+
+
+def _names(found: list[Span]) -> list[str]:
+    return sorted({name for _s, _e, name in found})
+
+
+def _replace_spans(text: str, spans: list[Span]) -> tuple[str, int]:
+    """Replace each span (merged when they overlap or touch) by the replacement; count them."""
     if not spans:
         return text, 0
-    spans.sort()
-    merged = [list(spans[0])]
-    for start, end in spans[1:]:
+    ordered = sorted((s, e) for s, e, _n in spans if s < e)
+    if not ordered:
+        return text, 0
+    merged = [list(ordered[0])]
+    for start, end in ordered[1:]:
         if start <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
@@ -147,8 +390,3 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> tuple[str, int]:
         pos = end
     out.append(text[pos:])
     return "".join(out), len(merged)
-
-
-def _replace(m: re.Match[str]) -> str:
-    keep = m.groupdict().get("keep") or ""
-    return keep + REPLACEMENT
