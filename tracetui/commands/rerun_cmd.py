@@ -179,7 +179,7 @@ def _run_and_report(
         else:
             _print_text(result, rules, args.excerpt)
         if result.sidecar_error:
-            print(f"tracetui: {result.sidecar_error}", file=sys.stderr)
+            print(f"tracetui: {_line(result.sidecar_error)}", file=sys.stderr)  # names a file
         if interrupted:
             return 128 + interrupted[0]
         if result.captured.error:
