@@ -6,8 +6,10 @@ import json
 import os
 import pty
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +219,110 @@ def test_a_non_shell_tool_from_another_agent_is_refused(tmp_path: Path) -> None:
         "not a shell command: it cannot be re-run (rerunnable: false)\n"
     )
     assert p.stdout == "" and not (tmp_path / "run.jsonl.reruns.jsonl").exists()
+
+
+# ------------------------------------------------------------------ limits, signals, bad argv
+SLEEPER = (
+    "import os, sys, time\nopen('child.pid', 'w').write(str(os.getpid()))\n"
+    "sys.stdout.write('x' * 100000)\nsys.stdout.flush()\ntime.sleep(60)\n"
+)
+
+
+def wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
+    """Until ``path`` has content (a bounded count of polls; nothing asserted about time)."""
+    for _ in range(600):
+        if path.exists() and path.read_text():
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"{path.name} never appeared; tracetui exited {proc.poll()}")
+
+
+@pytest.mark.parametrize(
+    "signo", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["term", "hup", "int"]
+)
+def test_a_signal_kills_the_child_and_leaves_no_spool(tmp_path: Path, signo: int) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    (tmp_path / "sleeper.py").write_text(SLEEPER)
+    (tmp_path / "run.jsonl").write_text(json.dumps(tool("s1", argv=[PY, "sleeper.py"])) + "\n")
+    proc = subprocess.Popen(
+        [*ENTRY, "rerun", str(tmp_path), "--id", "s1", "--yes", "--no-sidecar"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    wait_for(tmp_path / "child.pid", proc)
+    child = int((tmp_path / "child.pid").read_text())
+    proc.send_signal(signo)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signo, err
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
+    assert os.listdir(temp) == []
+    assert "Traceback" not in err
+    if signo != signal.SIGINT:
+        name = signal.Signals(signo).name
+        assert err.endswith(f"tracetui: rerun: stopped by {name}; process group killed\n")
+
+
+def test_the_output_limit_stops_the_rerun(tmp_path: Path) -> None:
+    (tmp_path / "run.jsonl").write_text(
+        json.dumps(tool("y1", argv=["yes"], stdout_full_sha256="ab" * 32)) + "\n"
+    )
+    p = tracetui(str(tmp_path), "--id", "y1", "--yes", "--no-sidecar", "--max-output", "1M")
+    assert p.returncode == 1
+    cut = "stopped at the output limit (1,048,576 B)"
+    assert p.stderr.endswith(f"tracetui: re-run failed: {cut}; process group killed\n")
+    lines = p.stdout.splitlines()
+    assert f"error     {cut}; process group killed" in lines
+    assert f"verdict   unknown: the whole output's hash cannot be compared: {cut}" in lines
+    assert lines[2] == (
+        "stdout    then            3 B   now    1,048,576 B   unknown   "
+        "(whole stream; 983,040 B never seen by the agent)"
+    )
+
+
+@pytest.mark.parametrize(
+    "value", ["0", "-5", "lots", "1.5G"], ids=["zero", "negative", "word", "fraction"]
+)
+def test_a_bad_output_limit_is_a_usage_error(tmp_path: Path, value: str) -> None:
+    (tmp_path / "run.jsonl").write_text(json.dumps(tool("e1")) + "\n")
+    p = tracetui(str(tmp_path), "--id", "e1", "--yes", f"--max-output={value}")
+    assert p.returncode == 2
+    assert p.stderr.splitlines()[-1] == (
+        "tracetui rerun: error: argument --max-output: expected a number of bytes > 0 "
+        f"(like 1000000 or 4G), got '{value}'"
+    )
+    assert p.stdout == ""
+
+
+BAD_ARGV = [
+    (["echo", "a\u0000b"], "argv[1] holds a NUL character (no program can receive it)"),
+    (["echo", 5, None, True, {"a": 1}], "argv[1] is a number, not a string"),
+    ("echo hi; touch pwned", "its argv is a shell string, not a list of arguments"),
+]
+
+
+@pytest.mark.parametrize(("argv", "why"), BAD_ARGV, ids=["nul", "not-strings", "shell-string"])
+def test_an_argv_that_cannot_run_is_refused_before_anything_runs(
+    tmp_path: Path, argv: object, why: str
+) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    (tmp_path / "run.jsonl").write_text(json.dumps(tool("n1", argv=argv)) + "\n")
+    p = subprocess.run(
+        [*ENTRY, "rerun", str(tmp_path), "--id", "n1", "--yes"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    assert p.returncode == 2
+    assert p.stderr == f"tracetui: rerun: span 'n1' cannot be re-run: {why}\n"
+    assert p.stdout == "" and os.listdir(temp) == []
+    assert not (tmp_path / "run.jsonl.reruns.jsonl").exists()
