@@ -108,7 +108,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="append",
         default=[],
         metavar="REGEX",
-        help="extra secret pattern replaced in previews (repeatable)",
+        help="extra secret pattern replaced in previews, argv and note (repeatable)",
     )
     p.add_argument("--tool-name", metavar="NAME", help="tool name (default: basename of ARGV[0])")
     p.add_argument("argv", nargs=argparse.REMAINDER, help="the command, after --")

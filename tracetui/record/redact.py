@@ -38,14 +38,20 @@ class Rule:
     """A visible start of this secret at the end of a window cut there; None: no such shape."""
     partial_start: re.Pattern[str] | None = None
     """A visible end of this secret at the start of a window cut there; None: no such shape."""
+    closing: re.Pattern[str] | None = None
+    """What ends this secret when a stream holds it open too long (a key block's END line);
+    None: such a match is cut through (see :class:`StreamRedactor`)."""
 
 
-def _rule(name: str, regex: str, flags: int = 0, *, end: str = "", start: str = "") -> Rule:
+def _rule(
+    name: str, regex: str, flags: int = 0, *, end: str = "", start: str = "", closing: str = ""
+) -> Rule:
     return Rule(
         name,
         re.compile(regex, flags),
         re.compile(end) if end else None,
         re.compile(start) if start else None,
+        re.compile(closing) if closing else None,
     )
 
 
@@ -83,17 +89,20 @@ _TOKENISH = rf"(?={_TOKEN_CHARS}*[0-9]){_TOKEN_CHARS}{{8,}}"
 """A generated secret: 8+ token characters with a digit (so `unexpected token: IDENT` and
 `token = make_token(x)` in source code stay readable)."""
 
+_KEY_KIND = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
+
 # The partial shapes (`end=`, `start=`) are what is still recognisable when a cap cuts the secret
 # and no withheld context is at hand: a key-id prefix, a token prefix, a key block's last lines.
 # Every rule starts with a literal where it can (see _alone).
 DEFAULT_RULES: tuple[Rule, ...] = (
     _rule(
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        rf"-----BEGIN {_KEY_KIND}-----"
         # An unterminated block hides the rest, up to an argv item's end (ARG_SEP).
-        r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[^\x00]*\Z)",
+        rf"(?:.*?-----END {_KEY_KIND}-----|[^\x00]*\Z)",
         re.S,
-        start=r"\A[A-Za-z0-9+/=\s]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        start=rf"\A[A-Za-z0-9+/=\s]*-----END {_KEY_KIND}-----",
+        closing=rf"-----END {_KEY_KIND}-----",
     ),
     _rule(
         "bearer",
@@ -217,8 +226,8 @@ class Redactor:
     def redact_bytes(self, data: bytes) -> tuple[bytes, int]:
         """Redact raw output: ``(bytes, replacements)``. Bytes that are not UTF-8 pass unchanged
         (surrogate escapes), so a binary stream stays byte for byte the same outside its secrets."""
-        text, count = self.redact(data.decode("utf-8", "surrogateescape"))
-        return (text.encode("utf-8", "surrogateescape") if count else data), count
+        text, count = self.redact(_decode(data))
+        return (_encode(text) if count else data), count
 
     def redact_window(
         self,
@@ -290,12 +299,14 @@ class Redactor:
 
 
 class StreamRedactor:
-    """Redacts a whole output chunk by chunk (kept outputs): ``feed()`` then ``finish()``.
+    """Redacts a whole output chunk by chunk (kept outputs): ``feed()`` each chunk, then
+    ``finish()``; the bytes returned, joined, equal :meth:`Redactor.redact_bytes` of the whole.
 
     The last ``hold`` characters are held back until more arrives, and never cut inside a
     match, so a secret split across chunks is seen whole when it is at most ``hold`` long. A
-    match still open after ``max_hold`` bytes (an unterminated key block) is cut there: what
-    came before is redacted, what follows is judged as a window cut at its start.
+    match still open after ``max_hold`` characters is not held longer: a key block is then hidden up
+    to its END line (or to the end of the output, as :meth:`Redactor.redact` would), any other
+    match is cut there and what follows it is judged afresh.
     """
 
     def __init__(self, redactor: Redactor, hold: int = 4096, max_hold: int = 1 << 20) -> None:
@@ -305,45 +316,69 @@ class StreamRedactor:
         self.count = 0
         """Replacements made so far."""
         self._buffer = b""
-        self._cut = False
+        self._open: Rule | None = None
+        """The rule of a key block being hidden until its closing line."""
 
     def feed(self, data: bytes) -> bytes:
         """Take the next chunk; return the redacted bytes that can be written now."""
         self._buffer += data
-        if len(self._buffer) < 2 * self.hold:
+        if self._open is not None and not self._skip_open():
             return b""
-        text = self._buffer.decode("utf-8", "surrogateescape")
-        found = self._spans(text)
+        if len(self._buffer) < 2 * self.hold:  # bytes: a cheap first test before decoding
+            return b""
+        text = _decode(self._buffer)
+        if len(text) < 2 * self.hold:
+            return b""
+        found = self.redactor.spans(text)
         point = len(text) - self.hold
         for start, end, _name in sorted(found, reverse=True):
             if start < point < end:
                 point = start
-        if point <= 0:
-            if len(self._buffer) < self.max_hold:
-                return b""
-            point = len(text) - self.hold  # a match longer than max_hold: cut through it
-        done, count = _replace_spans(text[:point], [(s, min(e, point), n) for s, e, n in found])
-        self.count += count
-        self._buffer = text[point:].encode("utf-8", "surrogateescape")
-        self._cut = any(s < point < e for s, e, _n in found)
-        return done.encode("utf-8", "surrogateescape")
+        if point > 0:
+            return self._emit(text, found, point)
+        if len(text) < self.max_hold:
+            return b""
+        # A match open since the start of the held text, max_hold long: stop holding it.
+        name = min((s, -e, n) for s, e, n in found if s == 0)[2]
+        rule = next((r for r in self.redactor.all_rules() if r.name == name), None)
+        if rule is None or rule.closing is None:
+            return self._emit(text, found, len(text) - self.hold)
+        self.count += 1
+        self._open = rule
+        self._skip_open()
+        return REPLACEMENT.encode()
 
     def finish(self) -> bytes:
         """The rest, redacted; the redactor is empty afterwards."""
-        text = self._buffer.decode("utf-8", "surrogateescape")
-        done, count = _replace_spans(text, self._spans(text))
-        self.count += count
-        self._buffer, self._cut = b"", False
-        return done.encode("utf-8", "surrogateescape")
+        if self._open is not None and not self._skip_open():
+            self._buffer, self._open = b"", None  # never closed: hidden to the end
+        text = _decode(self._buffer)
+        return self._emit(text, self.redactor.spans(text), len(text))
 
-    def _spans(self, text: str) -> list[Span]:
-        found = self.redactor.spans(text)
-        if self._cut:  # the held text starts inside a secret that was cut: its end is hidden too
-            for rule in self.redactor.all_rules():
-                hit = rule.partial_start.search(text) if rule.partial_start else None
-                if hit is not None and hit.end() > 0:
-                    found.append((0, hit.end(), rule.name))
-        return found
+    def _emit(self, text: str, found: list[Span], point: int) -> bytes:
+        done, count = _replace_spans(text[:point], [(s, min(e, point), n) for s, e, n in found])
+        self.count += count
+        self._buffer = _encode(text[point:])
+        return _encode(done)
+
+    def _skip_open(self) -> bool:
+        """Drop the open key block's text up to its closing line: True once it is closed."""
+        assert self._open is not None and self._open.closing is not None
+        text = _decode(self._buffer)
+        end = self._open.closing.search(text)
+        if end is None:
+            self._buffer = _encode(text[-self.hold :])  # may hold the start of the END line
+            return False
+        self._buffer, self._open = _encode(text[end.end() :]), None
+        return True
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
 
 
 def redacted_argv_refusal(record: Mapping[str, Any], argv: object) -> str | None:
@@ -354,15 +389,18 @@ def redacted_argv_refusal(record: Mapping[str, Any], argv: object) -> str | None
     before the field existed, or by another tool) is refused when an item holds the replacement.
     """
     marked = record.get("argv_redacted")
-    if isinstance(marked, bool) or not isinstance(marked, int | float) or marked != marked:
-        items = argv if isinstance(argv, list) else []  # no count (or NaN): look at the argv
+    if isinstance(marked, float) and marked.is_integer():
+        marked = int(marked)
+    if isinstance(marked, bool) or not isinstance(marked, int):
+        items = argv if isinstance(argv, list) else []  # no usable count: look at the argv
         marked = sum(item.count(REPLACEMENT) for item in items if isinstance(item, str))
     if marked <= 0:
         return None
-    n = int(marked) if isinstance(marked, int) else max(1, int(min(marked, 1 << 62)))
-    secrets = "secret" if n == 1 else "secrets"
+    # The count comes from the trace: shown only when it is a sane one.
+    count = "" if marked > 1_000_000 else f"{marked} "
+    secrets = "secret" if marked == 1 else "secrets"
     return (
-        f"the argv holds {n} redacted {secrets} ({REPLACEMENT} in the record): "
+        f"the argv holds {count}redacted {secrets} ({REPLACEMENT} in the record): "
         "re-run it yourself with the real values"
     )
 

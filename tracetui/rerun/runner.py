@@ -29,6 +29,7 @@ from typing import Any
 
 from tracetui.model.spans import FEEDBACK, STREAMS, Span
 from tracetui.record.capture import JSON_LIMIT, ProcessOutcome, StreamData, run_captured
+from tracetui.record.redact import redacted_argv_refusal
 from tracetui.rerun import diff
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.rerun.reaper import Leftovers
@@ -180,7 +181,8 @@ def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Targe
 
     Refused: a row that is no span (a bad line, rotated away), a span with no argv, and a span
     an importer marked ``"rerunnable": false`` (another agent's non-shell tool, e.g. a file
-    read: its argv is a description, not a command).
+    read: its argv is a description, not a command), and an argv whose secrets the recorder
+    replaced (``argv_redacted``: it would run with ``[REDACTED]`` in their place).
     """
     span = index.span(row)
     name = ident if ident is not None else index.ids[row] if row < len(index.ids) else None
@@ -199,7 +201,7 @@ def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Targe
     raw = span.raw.get("command" if span.dialect == FEEDBACK else "argv")
     if raw is None or (isinstance(raw, list) and (not raw or raw[0] == "")):
         raise RerunError(f"span {span.command_id!r} records no argv to re-run")
-    problem = argv_problem(raw)
+    problem = argv_problem(raw) or redacted_argv_refusal(span.raw, raw)
     if problem is not None:
         raise RerunError(f"span {span.command_id!r} cannot be re-run: {problem}")
     return Target(index, row, span, tuple(raw), index.run.resolve_cwd(span.cwd))
