@@ -54,7 +54,10 @@ def _version(name: str) -> str:
 
 
 def report_text(error: BaseException, argv: Sequence[str], when: datetime.datetime) -> str:
-    """The report: what ran, on what, and the traceback (with its causes)."""
+    """The report: what ran, on what, and the traceback (with its causes); secrets redacted."""
+    from tracetui.record.redact import Redactor  # only when a report is written: imports stay cheap
+
+    redactor = Redactor()
     try:
         trace = "".join(traceback.format_exception(error))
     except Exception as exc:  # a hostile __str__ must not cost the whole report
@@ -67,10 +70,11 @@ def report_text(error: BaseException, argv: Sequence[str], when: datetime.dateti
         f"python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
         *(f"{name}: {_version(name)}" for name in DEPENDENCIES),
         f"platform: {platform.platform()}",
-        f"argv: {json.dumps(list(argv))}",
+        f"argv: {json.dumps(redactor.redact_argv(list(argv))[0])}",  # `run --note`, `-- … --password x`
     ]
-    # Exception messages may quote a trace: no escape sequence survives into the file either.
-    return neutralize("\n".join(head) + "\n\n" + trace)
+    # Exception messages may quote a trace: no escape sequence survives into the file either, and
+    # no secret the recorder would have redacted.
+    return redactor.redact_text(neutralize("\n".join(head) + "\n\n" + trace))
 
 
 def write_report(error: BaseException, argv: Sequence[str]) -> str:
