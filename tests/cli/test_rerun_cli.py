@@ -326,3 +326,17 @@ def test_an_argv_that_cannot_run_is_refused_before_anything_runs(
     assert p.stderr == f"tracetui: rerun: span 'n1' cannot be re-run: {why}\n"
     assert p.stdout == "" and os.listdir(temp) == []
     assert not (tmp_path / "run.jsonl.reruns.jsonl").exists()
+
+
+def test_the_announcement_warns_of_an_inline_script_and_a_long_argv(tmp_path: Path) -> None:
+    script = "true " + " ".join(f"w{i:03d}" for i in range(100)) + "; echo done"
+    (tmp_path / "run.jsonl").write_text(json.dumps(tool("l1", argv=["sh", "-c", script])) + "\n")
+    p = tracetui(str(tmp_path), "--id", "l1", "--yes", "--no-sidecar")
+    assert p.returncode == 0, p.stderr
+    shown = len(f"sh -c '{script}'")
+    assert p.stderr.splitlines()[1:5] == [
+        "  warning: runs a sh script given inline (-c): it can do anything sh can",
+        f"  warning: a long argv ({shown:,} characters): read it to its end",
+        f"  argv  sh -c '{script}'",
+        f"        3 arguments · {shown:,} characters",
+    ]

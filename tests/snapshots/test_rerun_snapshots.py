@@ -76,3 +76,39 @@ class TestRerunPane:
         monkeypatch.setattr(rerun_pane, "_secs", lambda ms: "?" if ms is None else "0.8 s")
         app = TraceApp(open_paths([str(stamped_run(tmp_path / "run"))]), follow=False)
         assert snap_compare(app, terminal_size=size, run_before=after_rerun(keys))
+
+
+LONG_SCRIPT = "true " + " ".join(f"word{i:03d}" for i in range(400)) + "; touch ran.txt"
+
+
+def long_argv_run(folder: Path) -> Path:
+    """A run whose one span is a 400-word ``sh -c`` script (cwd "/": the same on every machine)."""
+    from records import tool
+
+    folder.mkdir()
+    rec = tool("cmd_long_0001", argv=["sh", "-c", LONG_SCRIPT], cwd="/")
+    (folder / "run.jsonl").write_text(json.dumps(rec) + "\n")
+    return folder
+
+
+def asking(keys: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        app = pilot.app
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        start_rerun(app, app.selected_row, write_sidecar=False)
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause()
+
+    return run_before
+
+
+class TestConfirmRerun:
+    @pytest.mark.parametrize(
+        "keys", [(), ("end",)], ids=["100x30-at-the-start", "100x30-at-the-end"]
+    )
+    def test_a_long_shell_script(self, snap_compare, tmp_path, keys) -> None:  # type: ignore[no-untyped-def]
+        app = TraceApp(open_paths([str(long_argv_run(tmp_path / "run"))]), follow=False)
+        assert snap_compare(app, terminal_size=(100, 30), run_before=asking(keys))

@@ -196,10 +196,15 @@ def _line(text: str) -> str:
 
 def _announce(target: Any) -> None:
     from tracetui.model.text import quote_argv
+    from tracetui.rerun import review
 
     err = sys.stderr
+    shown = quote_argv(target.argv)
     err.write("This command comes from a trace file (untrusted input). It will run uncapped:\n")
-    err.write(f"  argv  {quote_argv(target.argv)}\n")
+    for warning in review.warnings(target.argv, len(shown)):
+        err.write(f"  warning: {warning}\n")
+    err.write(f"  argv  {shown}\n")
+    err.write(f"        {review.size_line(target.argv, len(shown))}\n")
     err.write(f"  cwd   {_line(target.cwd)}\n")
     err.write(f"  span  {_line(target.command_id or '?')}  ({_line(target.index.run.name)})\n")
 

@@ -1,11 +1,18 @@
 """The re-run confirmation: the exact argv and cwd of a span, before anything runs (SPEC §6).
 
 A trace file is untrusted input, and ``r`` would run whatever its argv says. This modal shows
-the argv shell-quoted (so what you read is what runs, one word per argument) and the resolved
-cwd, both neutralised, and returns True only for an explicit "Run" (``y`` or the Run button).
-Cancel has the focus, so a stray Enter runs nothing. :func:`start_rerun` is the guard in front
-of it: rows that cannot be re-run get a notice and no modal. It is handed the app as a
-:class:`~tracetui.ui.host.ViewerHost` (this module never imports the app).
+the whole argv shell-quoted (so what you read is what runs, one word per argument), wrapped, with
+its size, and the resolved cwd, all neutralised and drawn as Text (never markup). Warnings on
+top name an inline script (``sh -c``, ``python -c``, ``perl -e``…) and a long argv
+(:mod:`tracetui.rerun.review`).
+
+Nothing runs that could not be seen: the facts scroll (arrows, PgUp/PgDn, Home/End), and until
+they have been scrolled to their end (or fit in the window) the Run button is disabled and
+``y`` only says "scroll to the end of the argv first". It returns True only for an explicit
+"Run" (``y`` or the Run button); Cancel has the focus, so a stray Enter runs nothing.
+:func:`start_rerun` is the guard in front of it: rows that cannot be re-run get a notice and
+no modal. It is handed the app as a :class:`~tracetui.ui.host.ViewerHost` (this module never
+imports the app).
 """
 
 from __future__ import annotations
@@ -16,29 +23,40 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.errors import NoWidget
+from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tracetui.model.text import neutralize_line, quote_argv
+from tracetui.rerun import review
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.runner import Target
 from tracetui.store.runset import sidecar_path
 from tracetui.ui.host import ViewerHost
 from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
 
+NOT_SEEN = "scroll to the end of the argv first"
+"""What ``y`` says while part of the argv has not been on screen."""
+_CHROME_ROWS = 11
+"""Rows of the modal around the facts and warnings: border 2, title 2, hint 2, buttons 4, 1 spare
+(tracetui.tcss; the box is at most 90% of the window high, 90 columns or 95% wide)."""
+
 
 def describe(target: Target, timeout: float) -> Text:
     """The facts a person needs to decide (every trace string neutralised, never markup)."""
     span = target.span
-    t = Text()
+    shown = quote_argv(target.argv)
+    t = Text(overflow="fold")  # a long word is folded, never cut: every character is drawn
     t.append("This command comes from a trace file: untrusted input.\n", "bold")
     t.append(
         "Read it before running it. It runs uncapped, without a shell, with stdin closed,\n"
         f"in its own process group, killed after {timeout:g} s or when you press Esc.\n\n"
     )
     t.append("argv  ", "dim")
-    t.append(quote_argv(target.argv) + "\n", "bold")
+    t.append(shown + "\n", "bold")
+    t.append(f"      {review.size_line(target.argv, len(shown))}\n", "dim")
     t.append("cwd   ", "dim")
     t.append(neutralize_line(target.cwd))
     if not span.cwd:
@@ -55,6 +73,22 @@ def describe(target: Target, timeout: float) -> Text:
     return t
 
 
+def warning_text(target: Target) -> Text:
+    """The warnings shown above the facts (empty Text when there are none)."""
+    lines = review.warnings(target.argv, len(quote_argv(target.argv)))
+    return Text("\n".join(f"⚠ {line}" for line in lines), "bold")
+
+
+_SCROLL_KEYS = (
+    ("up", "line_up", "Scroll the argv up one line"),
+    ("down", "line_down", "Scroll the argv down one line"),
+    ("pageup", "page_up", "Scroll the argv up one page"),
+    ("pagedown", "page_down", "Scroll the argv down one page"),
+    ("home", "home", "Scroll to the start of the argv"),
+    ("end", "end", "Scroll to the end of the argv"),
+)
+
+
 class ConfirmRerun(ModalScreen[bool]):
     """Returns True to run the target, False otherwise."""
 
@@ -63,30 +97,137 @@ class ConfirmRerun(ModalScreen[bool]):
         Binding(
             "n,escape", "answer(False)", "Cancel", id="rerun_confirm.cancel", tooltip="Run nothing"
         ),
+        *[
+            Binding(
+                key,
+                f"scroll_facts('{how}')",
+                tip,
+                show=False,
+                id=f"rerun_confirm.{how}",
+                tooltip=tip,
+            )
+            for key, how, tip in _SCROLL_KEYS
+        ],
     ]
 
     def __init__(self, target: Target, timeout: float) -> None:
         super().__init__()
         self.target = target
         self.timeout = timeout
+        self.seen_end = False
+        """True once the end of the facts has been on screen (it stays True)."""
+        self._warnings = bool(warning_text(target).plain)
 
     def compose(self) -> ComposeResult:
+        warning = warning_text(self.target)
         with Vertical(id="confirm-box"):
             yield Static(Text("Re-run this command?", style="bold"), id="confirm-title")
-            yield Static(describe(self.target, self.timeout), id="confirm-facts")
+            box = Static(warning, id="confirm-warning")
+            box.display = bool(warning.plain)
+            yield box
+            with VerticalScroll(id="confirm-scroll"):
+                yield Static(describe(self.target, self.timeout), id="confirm-facts")
+            yield Static("", id="confirm-hint")
             with Horizontal(id="confirm-buttons"):
-                yield Button("Run it (y)", variant="warning", id="confirm-run")
+                yield Button("Run it (y)", variant="warning", id="confirm-run", disabled=True)
                 yield Button("Cancel (n, Esc)", variant="primary", id="confirm-cancel")
+
+    @property
+    def facts_scroll(self) -> VerticalScroll:
+        return self.query_one("#confirm-scroll", VerticalScroll)
 
     def on_mount(self) -> None:
         self.query_one("#confirm-cancel", Button).focus()
+        self._fit()
+        self._show_hint()
+        self.watch(self.facts_scroll, "scroll_y", self._check_end, init=False)
+        self.call_after_refresh(self._check_end)
+
+    def on_resize(self, _event: Resize) -> None:
+        self._fit()
+        self.call_after_refresh(self._check_end)
+
+    def _fit(self) -> None:
+        # The facts get what the window leaves: the buttons and the hint stay on screen and the
+        # facts scroll inside their own region, so "at the end" means "seen to the end".
+        width, height = self.app.size
+        inner = max(1, min(90, width * 95 // 100) - 4)  # less the box's border and padding
+        lines = warning_text(self.target).plain.split("\n") if self._warnings else []
+        warning_rows = sum(-(-max(1, len(line)) // inner) for line in lines)
+        room = height * 9 // 10 - _CHROME_ROWS - warning_rows
+        self.facts_scroll.styles.max_height = max(3, room)
+
+    # ------------------------------------------------------------------ seen to the end?
+    def _fully_visible(self) -> bool:
+        """True when the facts' region is laid out and drawn whole (not clipped by the box)."""
+        scroll = self.facts_scroll
+        if scroll.size.height <= 0:
+            return False
+        try:
+            geometry = self.find_widget(scroll)
+        except NoWidget:
+            return False
+        return geometry.clip.contains_region(geometry.region)
+
+    def _at_end(self) -> bool:
+        scroll = self.facts_scroll
+        return self._fully_visible() and scroll.scroll_y >= scroll.max_scroll_y
+
+    def _check_end(self) -> None:
+        if not self.seen_end and self._at_end():
+            self.seen_end = True
+            self.query_one("#confirm-run", Button).disabled = False
+            self._show_hint()
+
+    def _show_hint(self, refused: bool = False) -> None:
+        hint = self.query_one("#confirm-hint", Static)
+        if self.seen_end:
+            hint.update(Text("You have seen all of it: y runs it, n or Esc cancels.", "dim"))
+        elif refused:
+            hint.update(Text(f"{NOT_SEEN.capitalize()}: ↓ PgDn or End scroll it.", "bold"))
+        else:
+            hint.update(Text("↓ PgDn End: read it to its end; Run is enabled there.", "dim"))
+
+    # ------------------------------------------------------------------ keys
+    def action_scroll_facts(self, how: str) -> None:
+        scroll = self.facts_scroll
+        {
+            "line_up": lambda: scroll.scroll_up(animate=False),
+            "line_down": lambda: scroll.scroll_down(animate=False),
+            "page_up": lambda: scroll.scroll_page_up(animate=False),
+            "page_down": lambda: scroll.scroll_page_down(animate=False),
+            "home": lambda: scroll.scroll_home(animate=False),
+            "end": lambda: scroll.scroll_end(animate=False),
+        }[how]()
+        self._check_end()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "confirm-run")
+        self.action_answer(event.button.id == "confirm-run")
 
     def action_answer(self, run: bool) -> None:
-        self.dismiss(run)
+        if not run:
+            self.dismiss(False)
+            return
+        self._check_end()
+        if self.seen_end:
+            self.dismiss(True)
+        elif not self._fully_visible():
+            # Asked before the first layout (keys typed ahead): decide once it is drawn.
+            self.call_after_refresh(self._answer_when_drawn)
+        else:
+            self._refuse()
+
+    def _answer_when_drawn(self) -> None:
+        self._check_end()
+        if self.seen_end:
+            self.dismiss(True)
+        else:
+            self._refuse()
+
+    def _refuse(self) -> None:
+        self._show_hint(refused=True)
+        self.app.notify(NOT_SEEN, title="not run", severity="warning", timeout=4, markup=False)
 
 
 def start_rerun(
