@@ -130,10 +130,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         + _value(r"(?!-)" + _BARE_CHAR + "+"),
     ),
     # `GITHUB_TOKEN=…`, `client_secret: …`, `"SecretAccessKey": "…"`: generated values only.
-    _rule(
-        "secret-key",
-        rf"(?P<keep>(?i:secret(?:[_-]?(?:access[_-]?)?key)?|token){_SEP})"
-        + _value(rf"{_TOKENISH}(?!{_TOKEN_CHARS}|[(\[])", rf"{_TOKENISH}(?=(?P=q))"),
+    # Two regexes, one name: each starts with its own literal (see _alone), twice as fast.
+    *(
+        _rule(
+            "secret-key",
+            rf"(?P<keep>{word}{_SEP})"
+            + _value(rf"{_TOKENISH}(?!{_TOKEN_CHARS}|[(\[])", rf"{_TOKENISH}(?=(?P=q))"),
+        )
+        for word in (r"(?i:secret(?:[_-]?(?:access[_-]?)?key)?)", r"(?i:token)")
     ),
     # `SecretAccessKey   wJalr…` (a table, prose): exactly 40 base64 characters after the name.
     _rule(
