@@ -20,6 +20,7 @@ from tracetui.rerun import review
 from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
 from tracetui.ui.screens.confirm_rerun import NOT_SEEN, ConfirmRerun
+from tracetui.ui.widgets import rerun_pane
 from tracetui.ui.widgets.rerun_pane import RerunPane
 
 WORDS = " ".join(f"word{i:03d}" for i in range(400))
@@ -27,9 +28,9 @@ LONG = ["sh", "-c", f"true {WORDS}; touch ran.txt"]
 SHORT = ["sh", "-c", "touch ran.txt"]
 
 
-def make_app(folder: Path, argv: Any) -> TraceApp:
+def make_app(folder: Path, argv: Any, **fields: Any) -> TraceApp:
     folder.mkdir(exist_ok=True)
-    rec = tool("c1", argv=argv, cwd=str(folder))
+    rec = tool("c1", argv=argv, cwd=str(folder), **fields)
     (folder / "run.jsonl").write_text(json.dumps(rec) + "\n")
     return TraceApp(open_paths([str(folder)]), follow=False)
 
@@ -219,3 +220,22 @@ def test_inline_scripts_are_named(name: str, argv: list[str], want: list[str]) -
 )
 def test_a_long_argv_is_named(chars: int, want: list[str]) -> None:
     assert review.warnings(["echo", "x"], chars) == want
+
+
+async def test_the_pane_says_the_output_limit_stopped_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rerun_pane, "MAX_OUTPUT", 100_000)
+    folder = tmp_path / "run"
+    # A head window of 20 bytes: the diff stays small, the rest is never-seen output.
+    cut_record = {"stdout_truncated": True, "stdout_clip": "head", "stdout_bytes": 10**9}
+    app = make_app(folder, ["yes"], stdout_cap=20, preview_stdout="y\n" * 10, **cut_record)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot)
+        await pilot.press("y")
+        await ran(pilot, folder)
+        status = str(app.query_one("#rerun-status").render())
+        cut = "stopped at the output limit (100,000 B)"
+        assert f"error   {cut}; process group killed\n" in status
+        assert "stdout  1,000,000,000 → 100,000 B  unknown\n" in status
+        assert f"verdict unknown: the whole output's hash cannot be compared: {cut}\n" in status

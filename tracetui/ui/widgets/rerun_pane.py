@@ -41,6 +41,7 @@ from tracetui.model.text import neutralize, neutralize_line
 from tracetui.rerun import diff
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
+from tracetui.rerun.spool import MAX_OUTPUT
 from tracetui.ui.host import ViewerHost
 
 DEFAULT_TIMEOUT = 120.0
@@ -196,6 +197,7 @@ class RerunPane(Vertical):
                 progress=self._progress,
                 rules=tuple(self.rules),
                 write_sidecar=self.write_sidecar,
+                max_output=MAX_OUTPUT,  # read when it starts: the output limit (4 GiB)
             )
         except Exception as exc:
             self.post_message(self.Finished(f"{type(exc).__name__}: {exc}"))
@@ -291,6 +293,11 @@ class RerunPane(Vertical):
             if c.windows.unseen_bytes:
                 t.append(f" · {c.windows.unseen_bytes:,} B never seen", st("warn"))
             t.append("\n")
+        for reason in sorted({c.reason for c in (r.stdout, r.stderr) if c.reason}):
+            t.append(f"verdict unknown: {neutralize_line(reason)}\n", st("warn"))
+        if r.captured.leftovers:
+            n = len(r.captured.leftovers)
+            t.append(f"killed {n} process{'es' if n != 1 else ''} it left running\n", st("dim"))
         if r.binary:
             t.append("binary output: bytes that are not UTF-8 show as \\xNN\n", st("dim"))
         if r.sidecar:
