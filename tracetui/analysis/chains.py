@@ -3,6 +3,10 @@
 A span may be retried more than once (a branch); a parent may be missing from the set (rotated
 away); ids may repeat and parents may form a cycle. Every walk here carries a visited set, so bad
 data can make a chain odd but never makes a loop infinite.
+
+A chain of thousands of attempts is walked once, not once per row: roots are memoised for every
+row a walk passes, and the last trees built are kept, both for as long as the index has not
+grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from dataclasses import dataclass, field
 from tracetui.store.index import RunIndex
 
 PARENT_MISSING = "parent not in set (rotated away?)"
+TREES_KEPT = 16
+"""Trees kept built (the viewer redraws the same chain on every step along it)."""
 
 
 @dataclass(slots=True)
@@ -26,7 +32,7 @@ class ChainNode:
 
 @dataclass(slots=True)
 class Chain:
-    """The retry tree a row belongs to."""
+    """The retry tree a row belongs to (shared between the rows asking: read it, don't change it)."""
 
     root: ChainNode
     missing_parent: str | None = None
@@ -67,6 +73,12 @@ class ChainIndex:
         self._children: dict[int, list[int]] = {}
         self._waiting: dict[str, list[int]] = {}
         """Parent id → rows naming it, for parents not (yet) in the set: a live run may bring them."""
+        self._stamp = (-1, -1)
+        """``(generation, committed rows)`` of the index the two caches below were filled from."""
+        self._roots: dict[int, tuple[int, bool]] = {}
+        """Row → :meth:`root_of`, for rows that name a parent."""
+        self._trees: dict[int, Chain] = {}
+        """Root row → its tree, the last :data:`TREES_KEPT` built."""
 
     def _refresh(self) -> None:
         """Link the rows committed since the last call (incremental: a live run grows by batches).
@@ -109,20 +121,58 @@ class ChainIndex:
         # A parent registered but not yet committed is not there yet for readers.
         return None if prow is None or prow == row or prow >= len(self.index) else prow
 
+    def _caches(self) -> tuple[int, int]:
+        """The index's stamp now, with the caches emptied if they were filled at another one.
+
+        Any commit can bring a parent that was missing (changing the root of its whole tree) or
+        close a cycle, so the caches hold only while the index stands still; a frozen index (an
+        export, a viewer not following) keeps them for good.
+        """
+        index = self.index
+        stamp = (index.generation, len(index))
+        if stamp != self._stamp:
+            self._roots.clear()
+            self._trees.clear()
+            self._stamp = stamp
+        return stamp
+
     def root_of(self, row: int) -> tuple[int, bool]:
-        """``(root row, cycle found)`` walking parents up from ``row``."""
-        seen = {row}
+        """``(root row, cycle found)`` walking parents up from ``row``.
+
+        Every row the walk passes shares its answer (their walks are the tail of this one, and
+        a loop is cut at its earliest row whichever member reaches it), so all are remembered:
+        asking for each row of an n-row chain costs n steps in all, not n².
+        """
+        stamp = self._caches()
+        roots = self._roots
+        hit = roots.get(row)
+        if hit is not None:
+            return hit
+        path = [row]
+        on_path = {row}
         current = row
         while True:
             prow = self.parent_row(current)
             if prow is None:
-                return current, False
-            if prow in seen:
+                result = (current, False)
+                break
+            hit = roots.get(prow)
+            if hit is not None:
+                result = hit
+                break
+            if prow in on_path:
                 # A loop: cut it at its earliest row so every member agrees on one root.
-                loop = self._loop_from(prow)
-                return min(loop), True
-            seen.add(prow)
+                result = (min(self._loop_from(prow)), True)
+                break
+            path.append(prow)
+            on_path.add(prow)
             current = prow
+        # A row naming no parent is answered in one step: not worth a cache entry per row. A
+        # walk the index moved under (a follower committing meanwhile) is not remembered.
+        if result != (row, False) and (self.index.generation, len(self.index)) == stamp:
+            for r in path:
+                roots[r] = result
+        return result
 
     def _loop_from(self, start: int) -> set[int]:
         loop = {start}
@@ -133,9 +183,13 @@ class ChainIndex:
         return loop
 
     def chain(self, row: int) -> Chain:
-        """The whole tree ``row`` belongs to."""
+        """The whole tree ``row`` belongs to (built once per root while the index stands still)."""
         self._refresh()
+        stamp = self._caches()
         root_row, cycle = self.root_of(row)
+        kept = self._trees.get(root_row)
+        if kept is not None:
+            return kept
         root = ChainNode(root_row, 1)
         seen = {root_row}
         stack = [root]
@@ -153,7 +207,13 @@ class ChainIndex:
         pid = self.index.parent_ids.get(root_row)
         if pid is not None and pid not in self.index.id_rows:
             missing = pid
-        return Chain(root, missing, cycle)
+        chain = Chain(root, missing, cycle)
+        # Kept only when the links above were refreshed at the very stamp it was built at.
+        if self._seen == stamp[0] and (self.index.generation, len(self.index)) == stamp:
+            if len(self._trees) >= TREES_KEPT:
+                del self._trees[next(iter(self._trees))]
+            self._trees[root_row] = chain
+        return chain
 
     def _linked_rows(self) -> list[int]:
         """Committed rows that name a parent (a snapshot: safe while the run grows)."""
@@ -178,12 +238,14 @@ class ChainIndex:
         root_memo: dict[int, int] = {}
         groups: dict[int, list[int]] = {}
         for row in self._linked_rows():
-            path = []
+            path: list[int] = []
+            on_path: set[int] = set()  # `in path` on the list was quadratic up a long chain
             current = row
             while current not in root_memo:
                 path.append(current)
+                on_path.add(current)
                 parent = self.parent_row(current)
-                if parent is None or parent in path:
+                if parent is None or parent in on_path:
                     root = current if parent is None else self.root_of(current)[0]
                     break
                 current = parent

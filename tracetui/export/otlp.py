@@ -22,6 +22,7 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import IO, Any
@@ -92,7 +93,10 @@ def _row_key(index: RunIndex, row: int) -> str:
         return f"row {row}"
     dupes = index.duplicates.get(cid)
     if dupes and row != dupes[0]:
-        return f"{cid}\0{dupes.index(row)}"
+        # Rows are listed in row order: a binary search (scanning the list made an id repeated
+        # thousands of times a quadratic export).
+        k = bisect_left(dupes, row)
+        return f"{cid}\0{k if k < len(dupes) and dupes[k] == row else dupes.index(row)}"
     return cid
 
 
@@ -163,21 +167,16 @@ def _error_type(span: Span) -> str:
 
 
 class _Exporter:
-    """Ids and roots for one run, memoised so a long chain is walked once."""
+    """Ids and roots for one run (the chain index memoises roots: a long chain is walked once)."""
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
         self.chains = ChainIndex(index)
         self.run_key = index.run.name
-        self._roots: dict[int, int] = {}
         self._last_end = 0
 
     def root(self, row: int) -> int:
-        hit = self._roots.get(row)
-        if hit is None:
-            hit, _cycle = self.chains.root_of(row)
-            self._roots[row] = hit
-        return hit
+        return self.chains.root_of(row)[0]
 
     def span(self, row: int, span: Span) -> dict[str, Any]:
         ix = self.index
