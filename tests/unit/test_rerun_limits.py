@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from records import tool
 
-from tracetui.rerun import diff
+from tracetui.rerun import diff, reaper
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.runner import RECORD_CAP, RECORD_CAP_MAX
 from tracetui.store.build import build_index
@@ -235,6 +235,7 @@ def test_processes_that_leave_the_session_are_killed(
 ) -> None:
     (tmp_path / "spawn.py").write_text(script)
     ix = write_run(tmp_path, tool("s1", argv=[PY, "spawn.py"]))
+    was_subreaper = reaper.get_subreaper()
     with rerun.rerun(
         rerun.find_target([ix], "s1"), timeout=timeout, grace=0.2, write_sidecar=False
     ) as r:
@@ -243,6 +244,7 @@ def test_processes_that_leave_the_session_are_killed(
         assert grandchild in r.captured.leftovers
     with pytest.raises(ProcessLookupError):
         os.kill(grandchild, 0)
+    assert reaper.get_subreaper() is was_subreaper  # only a subreaper while a re-run runs
 
 
 # ------------------------------------------------------------------ argv that cannot be run

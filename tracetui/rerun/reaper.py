@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
+# prctl's unused arguments are unsigned longs: passed as such, not as C ints of unknown high bits.
+_ZEROS = (ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +62,7 @@ def get_subreaper() -> bool | None:
     if prctl is None:
         return None
     value = ctypes.c_int(0)
-    if prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0) != 0:
+    if prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value), *_ZEROS) != 0:
         return None
     return bool(value.value)
 
@@ -70,7 +72,7 @@ def set_subreaper(on: bool) -> bool:
     prctl = _prctl()
     if prctl is None:
         return False
-    return bool(prctl(_PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(int(on)), 0, 0, 0) == 0)
+    return bool(prctl(_PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(int(on)), *_ZEROS) == 0)
 
 
 def processes() -> dict[int, ProcInfo]:
