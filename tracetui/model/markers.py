@@ -230,4 +230,4 @@ def split_preview(preview: str) -> tuple[str, int | None, str]:
     m = _OWN.search(preview)
     if m is None:
         return preview, None, ""
-    return preview[: m.start()], int(m.group(1)), preview[m.end() :]
+    return preview[: m.start()], _count(m.group(1)), preview[m.end() :]  # 5000 digits: None

@@ -173,6 +173,15 @@ def detect_dialect(obj: dict[str, Any]) -> str:
     raise NotASpan(f"not a span record of any known dialect (keys: {keys})")
 
 
+INT_MIN, INT_MAX = -(2**63), 2**64 - 1
+"""Integers are read within the range JSON parsers read as integers (orjson: int64 and uint64)
+and write back; a value outside (it came as a float: ``3 * 2**64``, ``1e300``) is clamped to it,
+with a problem noted, so no output or arithmetic downstream meets it."""
+NUM_MAX = float(2**53)
+"""Numbers (durations) past this, in magnitude, are clamped with a problem: 2**53 ms is 285,000
+years, and times computed from them (an OTLP end time) must stay finite."""
+
+
 class _Fields:
     """Typed accessors that record a problem instead of raising on a wrong type."""
 
@@ -197,7 +206,11 @@ class _Fields:
             if not v.is_integer():
                 self._wrong(key, "an integer")
                 return None
-            return int(v)
+            v = int(v)
+        if not INT_MIN <= v <= INT_MAX:  # 2**64 * 3, 1e300: kept in range, the record kept
+            clamped = max(INT_MIN, min(INT_MAX, v))
+            self.problems.append(f"{key}: {v:.3g} is past the 64-bit range; read as {clamped}")
+            return clamped
         return v
 
     def num(self, key: str) -> float | None:
@@ -207,6 +220,10 @@ class _Fields:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             self._wrong(key, "a number")
             return None
+        if not -NUM_MAX <= v <= NUM_MAX:  # a duration of 1e308 ms would overflow any arithmetic
+            clamped = max(-NUM_MAX, min(NUM_MAX, float(v)))
+            self.problems.append(f"{key}: {float(v):.3g} is out of range; read as {clamped:.0f}")
+            return clamped
         return float(v)
 
     def str_(self, key: str) -> str | None:
@@ -400,9 +417,9 @@ class _Slow(Exception):
 
 
 def _opt_int(v: Any) -> int | None:
-    if v is None or type(v) is _INT:
+    if v is None or (type(v) is _INT and INT_MIN <= v <= INT_MAX):
         return v
-    raise _Slow
+    raise _Slow  # odd types and out-of-range values: normalize() decides, and notes them
 
 
 def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | None, int | None]:

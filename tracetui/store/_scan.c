@@ -8,7 +8,7 @@
  * is flagged "slow" and the Python path (reader.parse_facts) handles that line. The two paths are
  * compared on the same inputs by tests/unit/test_scan.py.
  *
- * scan(buf, base_offset, first_line) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
+ * scan(buf, base_offset, first_line[, max_line]) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
  *                            ids, parents, failed, truncated, hidden_sum, last_failed)
  */
 #define PY_SSIZE_T_CLEAN
@@ -179,11 +179,16 @@ static void parse_string(Cur *c, Val *v) {
     c->ok = 0;
 }
 
+/* A number whose magnitude may pass a double's (1e400, 400 digits): orjson refuses such a line,
+ * so the line goes to Python, which says why. Generous: a number near the edge goes too. */
+#define DOUBLE_DIGITS 300
+
 static void parse_number(Cur *c, Val *v) {
     const unsigned char *p = c->p, *end = c->end;
     int neg = 0, is_int = 1, digits = 0;
     uint64_t acc = 0;
     int overflow = 0;
+    long exp10 = 0;
     if (p < end && *p == '-') { neg = 1; p++; }
     if (p >= end) { c->ok = 0; return; }
     if (*p == '0') {
@@ -194,7 +199,7 @@ static void parse_number(Cur *c, Val *v) {
             if (acc > (UINT64_MAX - 9) / 10) overflow = 1;
             acc = acc * 10 + (uint64_t)(*p - '0');
             p++;
-            digits++;
+            if (digits < 100000) digits++;
         }
     } else { c->ok = 0; return; }
     if (p < end && *p == '.') {
@@ -206,10 +211,16 @@ static void parse_number(Cur *c, Val *v) {
     if (p < end && (*p == 'e' || *p == 'E')) {
         is_int = 0;
         p++;
+        int exp_neg = p < end && *p == '-';
         if (p < end && (*p == '+' || *p == '-')) p++;
         if (p >= end || !(*p >= '0' && *p <= '9')) { c->ok = 0; return; }
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (exp10 < 100000) exp10 = exp10 * 10 + (*p - '0');
+            p++;
+        }
+        if (exp_neg) exp10 = 0; /* a tiny number becomes 0.0, never an error */
     }
+    if (digits + exp10 > DOUBLE_DIGITS) c->slow = 1;
     c->p = p;
     if (v) {
         if (is_int && !overflow && acc <= (uint64_t)INT64_MAX) {
@@ -219,7 +230,6 @@ static void parse_number(Cur *c, Val *v) {
             v->kind = V_OTHER; /* a float or a huge int: the Python path decides */
         }
     }
-    (void)digits;
 }
 
 static void parse_value(Cur *c, Val *v, int depth);
@@ -480,7 +490,7 @@ typedef struct {
 
 /* The heavy part: runs with the GIL released (touches no Python object). */
 static void scan_lines(const unsigned char *data, const unsigned char *end, long long base_offset,
-                       long long first_line, Out *o) {
+                       long long first_line, long long max_line, Out *o) {
     Val vals[K_COUNT];
     const unsigned char *p = data;
     Py_ssize_t line = 0;
@@ -493,7 +503,8 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
             o->len[r] = nl - p;
             o->line[r] = (int32_t)(first_line + line);
             Facts f = {0, NO_EXIT, 0, NO_VALUE};
-            if (parse_line(p, nl, vals)) f = line_facts(vals);
+            /* A line over the limit is Python's (reader.MAX_LINE): a bad line, on both paths. */
+            if (nl - p <= max_line && parse_line(p, nl, vals)) f = line_facts(vals);
             /* Python sums without bound: a row that would overflow this sum is Python's to add. */
             if (f.ok && f.hidden > 0 && o->hidden_sum > LLONG_MAX - f.hidden) f.ok = 0;
             IdSpan *ids = &o->idspan[r];
@@ -529,8 +540,8 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
-    long long base_offset, first_line;
-    if (!PyArg_ParseTuple(args, "y*LL", &buf, &base_offset, &first_line)) return NULL;
+    long long base_offset, first_line, max_line = LLONG_MAX;
+    if (!PyArg_ParseTuple(args, "y*LL|L", &buf, &base_offset, &first_line, &max_line)) return NULL;
     const unsigned char *data = buf.buf, *end = data + buf.len;
     PyObject *offsets = NULL, *lengths = NULL, *line_idx = NULL, *hiddens = NULL, *exits = NULL;
     PyObject *flagcol = NULL, *slow = NULL, *ids = NULL, *parents = NULL, *result = NULL;
@@ -557,7 +568,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         (uint8_t *)PyByteArray_AS_STRING(flagcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1,
     };
     Py_BEGIN_ALLOW_THREADS
-    scan_lines(data, end, base_offset, first_line, &o);
+    scan_lines(data, end, base_offset, first_line, max_line, &o);
     Py_END_ALLOW_THREADS
 
     ids = PyList_New(o.rows);

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracetui.model import markers
-from tracetui.store.reader import MAX_LINE, RawLine, iter_lines
+from tracetui.store.reader import MAX_LINE, RawLine, iter_lines, open_regular
 
 try:
     from tracetui.store import _scan  # type: ignore[attr-defined]
@@ -52,8 +52,10 @@ Item = (
 def scan_member(
     path: str, start: int, start_line: int, progress: Callable[[int], None] | None = None
 ) -> Iterator[Item]:
-    """Scan a member from byte ``start``; yields batches and odd lines in file order."""
-    with open(path, "rb") as fh:
+    """Scan a member from byte ``start``; yields batches and odd lines in file order.
+
+    Only a regular file is read (:func:`~tracetui.store.reader.open_regular`)."""
+    with open_regular(path) as fh:
         yield from scan_stream(fh, start, start_line, progress)
 
 
@@ -74,7 +76,7 @@ def scan_stream(
             break
         buf += chunk
         del chunk
-        result = _scan.scan(buf, base, line + 1)
+        result = _scan.scan(buf, base, line + 1, MAX_LINE)
         consumed, nlines = result[0], result[1]
         if nlines:
             slow = array("i")

@@ -8,8 +8,9 @@ with a reason a person can act on; one bad line never stops the rest of the file
 
 from __future__ import annotations
 
-import gzip
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -51,11 +52,51 @@ class BadLine:
     """The start of the line (neutralise before rendering), for the raw view."""
 
 
-def open_member(path: str, gz: bool) -> IO[bytes]:
-    """Open a member for reading bytes; gzip members transparently."""
+class NotRegularFile(OSError):
+    """A path that names a FIFO, a device, a socket or a directory: never read as a trace."""
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for a note: ``"a FIFO"``, ``"a character device"``…"""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def open_regular(path: str) -> IO[bytes]:
+    """Open ``path`` for reading bytes, only if it is a regular file (links are followed).
+
+    Opened without blocking, then checked on the open descriptor (not by name, which could be
+    swapped in between): a FIFO would block the open itself and a device would never end.
+    Raises :class:`NotRegularFile` (an OSError) for anything else.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = file_kind(mode)
+            raise NotRegularFile(errno.EINVAL, f"not a regular file ({kind})", path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_member(path: str, gz: bool = False) -> IO[bytes]:
+    """Open a plain member for reading bytes (regular files only). A gzip member is read
+    through its decompressed copy (:func:`tracetui.store.gz.gunzip_to`), never directly."""
     if gz:
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb", buffering=0)
+        raise ValueError("gzip members are read through their decompressed copy")
+    return open_regular(path)
 
 
 def iter_lines(
@@ -176,6 +217,8 @@ def _with_problem(span: Span, note: str) -> Span:
 
 def _json_reason(raw: RawLine, exc: orjson.JSONDecodeError) -> str:
     msg = str(exc).split(":", 1)[0]
+    if "infinity" in msg:  # 1e400: valid JSON text, but no number a reader can hold
+        return f"number out of range at column {exc.colno} (beyond what a double holds, ±1.8e308)"
     if not raw.complete:
         return f"truncated line (no newline at end of file): {msg}"
     return f"malformed JSON at column {exc.colno}: {msg}"
