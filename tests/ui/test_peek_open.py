@@ -29,9 +29,9 @@ async def test_peek_first_then_the_latest_failure(
     gate = threading.Event()
     real = appmod.build_index
 
-    def slow_build(run: Any, progress: Any = None) -> Any:
+    def slow_build(run: Any, progress: Any = None, **kw: Any) -> Any:
         gate.wait(10)  # hold the full index back while the test looks at the peek
-        return real(run, progress)
+        return real(run, progress, **kw)
 
     monkeypatch.setattr(appmod, "PEEK_ABOVE", 0)
     monkeypatch.setattr(appmod, "build_index", slow_build)
@@ -60,7 +60,9 @@ async def test_a_row_chosen_in_the_peek_stays_chosen(
     real = appmod.build_index
     monkeypatch.setattr(appmod, "PEEK_ABOVE", 0)
     monkeypatch.setattr(
-        appmod, "build_index", lambda run, progress=None: (gate.wait(10), real(run, progress))[1]
+        appmod,
+        "build_index",
+        lambda run, progress=None, **kw: (gate.wait(10), real(run, progress, **kw))[1],
     )
     app = appmod.TraceApp(open_paths([str(big_run(tmp_path))]), follow=False)
     async with app.run_test(size=(100, 30)) as pilot:

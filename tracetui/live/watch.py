@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -138,8 +137,10 @@ def spool(fh: IO[bytes], adopt: Callable[[str], None]) -> IO[bytes]:
     index's ``adopt_temp``: it is removed when the index closes)."""
     fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
     adopt(tmp)
-    with os.fdopen(fd, "wb") as out, gzip.GzipFile(fileobj=fh, mode="rb") as src:
-        shutil.copyfileobj(src, out, 1 << 20)
+    from tracetui.store.gz import gunzip_to  # bounded; keeps what precedes damage (note unused)
+
+    with os.fdopen(fd, "wb") as out:
+        gunzip_to(fh, out, os.path.basename(str(getattr(fh, "name", "gzip member"))))
     return open(tmp, "rb", buffering=0)
 
 

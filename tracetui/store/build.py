@@ -7,53 +7,110 @@ it is returned (the viewer shows a peek meanwhile). A live run is not built here
 
 from __future__ import annotations
 
-import gzip
 import os
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from tracetui.store import fastindex
+from tracetui.store import fastindex, gz
 from tracetui.store.index import RunIndex
+from tracetui.store.reader import open_regular
 from tracetui.store.runset import Member, Run
 
 WORKERS = 2
 """Members scanned at once by the C scanner (it releases the GIL)."""
 
 
-def build_index(run: Run, progress: Callable[[int], None] | None = None) -> RunIndex:
-    """Index every member of ``run`` in set order (then its re-run sidecar)."""
+def build_index(
+    run: Run,
+    progress: Callable[[int], None] | None = None,
+    *,
+    cancelled: Callable[[], bool] | None = None,
+) -> RunIndex:
+    """Index every member of ``run`` in set order (then its re-run sidecar).
+
+    ``cancelled`` is asked between pieces of work (a few MiB each): once it says True the build
+    stops with :class:`~tracetui.store.gz.Cancelled`. Whenever the build does not return
+    (cancelled, Ctrl-C, a bug), the temp copies it made are removed before the exception goes on.
+    """
+    made: list[RunIndex] = []
+    try:
+        return _build(run, _checked(progress, cancelled), cancelled, made)
+    except BaseException:
+        for index in made:
+            index.close()
+        raise
+
+
+def _checked(
+    progress: Callable[[int], None] | None, cancelled: Callable[[], bool] | None
+) -> Callable[[int], None] | None:
+    """``progress``, raising Cancelled first when the caller has asked to stop."""
+    if cancelled is None:
+        return progress
+
+    def report(done: int) -> None:
+        if cancelled():
+            raise gz.Cancelled
+        if progress is not None:
+            progress(done)
+
+    return report
+
+
+def _build(
+    run: Run,
+    progress: Callable[[int], None] | None,
+    cancelled: Callable[[], bool] | None,
+    made: list[RunIndex],
+) -> RunIndex:
     index = RunIndex(run)
+    made.append(index)
     if run.source_format is not None:
-        _index_imported(index, run)
+        _index_imported(index, run, cancelled)
         return index
     fresh: list[int] = []
     for member in run.members:
         try:
-            fresh.append(index.add_member(member))
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            run.notes.append(f"{member.name}: cannot read: {exc}")
+            fresh.append(_add(index, member, cancelled))
+        except OSError as exc:
+            run.notes.append(f"{member.name}: cannot read: {_why(exc)}")
     try:
         done = _index_parallel(index, fresh, progress)
     except OSError as exc:  # a member vanished mid-scan: start over member by member
-        run.notes.append(f"parallel scan stopped ({exc}); reading members one by one")
+        run.notes.append(f"parallel scan stopped ({_why(exc)}); reading members one by one")
         index.close()
         index = RunIndex(run)
-        fresh = [index.add_member(m) for m in run.members if os.path.exists(m.path)]
+        made.append(index)
+        fresh = [_add(index, m, cancelled) for m in run.members if os.path.exists(m.path)]
         done = False
     if not done:
         for mno in fresh:
             try:
                 index.index_member(mno, progress)
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                run.notes.append(f"{index.members[mno].member.name}: stopped reading: {exc}")
+            except OSError as exc:
+                run.notes.append(f"{index.members[mno].member.name}: stopped reading: {_why(exc)}")
     if run.sidecar:
         side = Member(run.sidecar, -1, False)
         try:
             index.index_member(index.add_member(side), progress)
         except OSError as exc:
-            run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {exc.strerror}")
+            run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {_why(exc)}")
     return index
+
+
+def _add(index: RunIndex, member: Member, cancelled: Callable[[], bool] | None) -> int:
+    """Register a member; a gz member gets its bounded decompressed copy (and its note)."""
+    if not member.gz:
+        return index.add_member(member)
+    copy, got = gz.decompressed_copy(member.path, index.adopt_temp, cancelled=cancelled)
+    if got.note:
+        index.run.notes.append(got.note)
+    return index.add_member(member, copy)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 def _index_parallel(
@@ -87,7 +144,7 @@ def _index_parallel(
     return True
 
 
-def _index_imported(index: RunIndex, run: Run) -> None:
+def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | None) -> None:
     """Convert a foreign trace to a temporary JSONL of ``import/<format>`` records, index that."""
     import orjson
 
@@ -98,6 +155,8 @@ def _index_imported(index: RunIndex, run: Run) -> None:
     try:
         with os.fdopen(fd, "wb") as out:
             for record in importers.convert(run.base, run.source_format or ""):
+                if cancelled is not None and cancelled():
+                    raise gz.Cancelled
                 out.write(orjson.dumps(record, default=str) + b"\n")
     except (OSError, ValueError) as exc:
         run.notes.append(f"{run.source_format} import: {exc}")
@@ -121,7 +180,7 @@ def peek_index(run: Run, tail_bytes: int = 1 << 20) -> RunIndex | None:
         return None
     try:
         size = os.path.getsize(newest.path)
-        with open(newest.path, "rb") as fh:
+        with open_regular(newest.path) as fh:
             start = max(0, size - tail_bytes)
             if start:
                 fh.seek(start - 1)

@@ -19,10 +19,7 @@ snapshot from a method that copies under the lock (:meth:`links`, :meth:`snapsho
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
-import shutil
-import tempfile
 import threading
 from array import array
 from collections import OrderedDict
@@ -43,7 +40,7 @@ from tracetui.model.flags import (
     TRUNCATED,
 )
 from tracetui.model.spans import Facts, Span
-from tracetui.store import fastindex
+from tracetui.store import fastindex, gz
 from tracetui.store.fastindex import Batch, Item
 from tracetui.store.linefiles import LineFiles
 from tracetui.store.reader import (
@@ -202,11 +199,11 @@ class RunIndex:
 
     def _decompressed_copy(self, path: str) -> str:
         # Random access into gzip is slow; one decompressed spool per gz member keeps every
-        # later read a seek. The copy lives on disk, not in memory.
-        fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
-        self.adopt_temp(tmp)
-        with os.fdopen(fd, "wb") as out, gzip.open(path, "rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
+        # later read a seek. The copy lives on disk, not in memory, bounded and kept up to any
+        # damage by gz.gunzip_to; what it says of the member becomes a run note.
+        tmp, got = gz.decompressed_copy(path, self.adopt_temp)
+        if got.note:
+            self.run.notes.append(got.note)
         return tmp
 
     def add_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine | None = None) -> int | None:

@@ -174,8 +174,11 @@ class TraceApp(App[int]):
         for m in run.members:
             with contextlib.suppress(OSError):  # a member that vanished counts for nothing
                 total += os.path.getsize(m.path)
+        worker = get_current_worker()  # quitting cancels it: the build stops between pieces
         try:
-            index = build_index(run, progress=self._progress_poster(total))
+            index = build_index(
+                run, progress=self._progress_poster(total), cancelled=lambda: worker.is_cancelled
+            )
         except Exception as exc:
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
