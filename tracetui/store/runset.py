@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
+
+from tracetui.store.reader import file_kind
 
 SIDECAR_SUFFIX = ".reruns.jsonl"
 _ROTATED = re.compile(r"^(?P<base>.+?)\.(?P<n>\d+)(?P<gz>\.gz)?$")
+MAX_MEMBER = 10_000
+"""Highest rotation number read as a member: ``B.10000000`` is a name, not the 10-millionth
+member (a writer keeps a few dozen; nothing is ever sized by a number from a file name)."""
+_OVER = MAX_MEMBER + 1
+"""The number a name over MAX_MEMBER is listed with, beside its run, to be noted and not read."""
+_GAPS_SHOWN = 8
+"""Runs of missing numbers spelt out in the gap note; the rest are counted."""
 # What counts as a run file when a directory is opened (after the rotation suffix is stripped).
 RUN_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 
@@ -70,13 +80,36 @@ class Run:
 
 
 def split_member_name(name: str) -> tuple[str, int, bool]:
-    """``"B.3.gz"`` → ``("B", 3, True)``; ``"B"`` → ``("B", 0, False)``; ``"B.gz"`` → ``("B", 0, True)``."""
+    """``"B.3.gz"`` → ``("B", 3, True)``; ``"B"`` → ``("B", 0, False)``; ``"B.gz"`` → ``("B", 0, True)``.
+
+    A number past :data:`MAX_MEMBER` is part of the name: ``"B.10000000"`` is
+    ``("B.10000000", 0, False)``, a base of its own (see :func:`over_max`)."""
     m = _ROTATED.match(name)
-    if m:
+    if m and _number(m) <= MAX_MEMBER:
         return m.group("base"), int(m.group("n")), bool(m.group("gz"))
     if name.endswith(".gz"):
         return name[:-3], 0, True
     return name, 0, False
+
+
+def _number(m: re.Match[str]) -> int:
+    digits = m.group("n").lstrip("0")
+    return int(digits) if len(digits) <= 6 else _OVER  # never int() of a 200-digit name
+
+
+def over_max(name: str) -> str | None:
+    """The base ``name`` would be a member of, were its number not past MAX_MEMBER; else None."""
+    m = _ROTATED.match(name)
+    return m.group("base") if m is not None and _number(m) > MAX_MEMBER else None
+
+
+def regular_kind(path: str) -> str | None:
+    """None when ``path`` is a regular file (links followed) or is missing, else what it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def _join(folder: str, name: str) -> str:
@@ -97,6 +130,9 @@ def _members_by_base(names: list[str]) -> dict[str, list[tuple[str, int, bool]]]
     groups: dict[str, list[tuple[str, int, bool]]] = {}
     for name in names:
         base, number, gz = split_member_name(name)
+        real = over_max(name) if number == 0 else None
+        if real is not None:  # listed with its run, which notes it and does not read it
+            base, number = real, _OVER
         groups.setdefault(base, []).append((name, number, gz))
     return groups
 
@@ -104,13 +140,25 @@ def _members_by_base(names: list[str]) -> dict[str, list[tuple[str, int, bool]]]
 def _run_for(
     folder: str, base_name: str, entries: list[tuple[str, int, bool]], has_sidecar: bool
 ) -> Run:
-    """The run of ``base_name`` from its members' parsed names (see :func:`_members_by_base`)."""
-    members = [Member(_join(folder, name), n, gz) for name, n, gz in entries]
+    """The run of ``base_name`` from its members' parsed names (see :func:`_members_by_base`).
+
+    Only regular files are members: a FIFO would block every reader and a device never end.
+    """
+    members: list[Member] = []
+    odd: list[str] = []
+    for name, n, gz in entries:
+        kind = regular_kind(_join(folder, name))
+        if n > MAX_MEMBER:
+            odd.append(f"{name}: rotation number over {MAX_MEMBER:,}: not read as a member")
+        elif kind is not None:
+            odd.append(f"{name}: not a regular file ({kind}): skipped")
+        else:
+            members.append(Member(_join(folder, name), n, gz))
     # When both B.2 and B.2.gz exist (a compressor mid-way, the plain file not yet removed), the
     # plain one is complete and the .gz may not be: read the plain one, whatever the listing order.
     # (Two plain names for one number, B.2 and B.02, keep the first in name order.)
     by_number: dict[int, Member] = {}
-    notes: list[str] = []
+    notes = odd
     for m in sorted(members, key=lambda m: (m.gz, m.name)):
         kept = by_number.get(m.number)
         if kept is None:
@@ -120,14 +168,30 @@ def _run_for(
                 f"both {kept.name} and {m.name} exist; reading {kept.name}, ignoring {m.name}"
             )
     ordered = sorted(by_number.values(), key=lambda m: -m.number)
-    numbers = sorted(n for n in by_number if n > 0)
-    if numbers:
-        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
-        if missing:
-            notes.append("rotation members missing: " + ", ".join(f".{n}" for n in missing))
+    gaps = _gaps(sorted(n for n in by_number if n > 0))
+    if gaps:
+        notes.append("rotation members missing: " + gaps)
     base = _join(folder, base_name)
     sidecar = base + SIDECAR_SUFFIX if has_sidecar else None
     return Run(base=base, members=ordered, sidecar=sidecar, notes=notes)
+
+
+def _gaps(numbers: list[int]) -> str:
+    """The numbers missing from 1 to the last of ``numbers`` (sorted): ``.2, .5-.9``; past a
+    few runs of them the rest are counted, so the note stays one short line."""
+    runs: list[tuple[int, int]] = []
+    expected = 1
+    for n in numbers:
+        if n > expected:
+            runs.append((expected, n - 1))
+        expected = n + 1
+    shown = [
+        f".{a}" if a == b else (f".{a}, .{b}" if b == a + 1 else f".{a}-.{b}") for a, b in runs
+    ]
+    if len(shown) > _GAPS_SHOWN:
+        rest = sum(b - a + 1 for a, b in runs[_GAPS_SHOWN:])
+        shown = [*shown[:_GAPS_SHOWN], f"and {rest:,} more"]
+    return ", ".join(shown)
 
 
 def sidecar_path(base: str) -> str:
@@ -167,9 +231,15 @@ def open_path(path: str) -> list[Run]:
             names = sorted(os.listdir(path))
         except OSError as exc:
             raise RunSetError(f"{path}: cannot list directory: {exc.strerror}") from None
-        files = [n for n in names if os.path.isfile(os.path.join(path, n))]
+        # Not only regular files: a FIFO or device named like a member gets a note (_run_for).
+        files = [n for n in names if not os.path.isdir(os.path.join(path, n))]
         groups = _members_by_base(files)
-        unrotated = [name for entries in groups.values() for name, n, _gz in entries if n == 0]
+        unrotated = [
+            name
+            for entries in groups.values()
+            for name, n, _gz in entries
+            if n == 0 and os.path.isfile(os.path.join(path, name))  # sniffing opens the file
+        ]
         runs, claimed = _foreign_runs(path, sorted(unrotated))
         present = set(files) - claimed
         for base in sorted(groups):
@@ -183,6 +253,9 @@ def open_path(path: str) -> list[Run]:
         return sorted(runs, key=lambda r: r.base)
     folder, name = os.path.split(path)
     folder = folder or os.curdir
+    kind = regular_kind(path)
+    if kind is not None:  # checked before anything opens it: opening a FIFO blocks
+        raise RunSetError(f"{path}: not a regular file ({kind}); only regular files are read")
     if not os.access(path, os.R_OK):
         raise RunSetError(f"{path}: permission denied")
     from tracetui import importers
@@ -190,11 +263,14 @@ def open_path(path: str) -> list[Run]:
     fmt = importers.sniff(path)
     if fmt is not None:
         return [Run(base=path, members=[Member(path, 0, path.endswith(".gz"))], source_format=fmt)]
+    if over_max(name) is not None:  # named on purpose, yet no member: read it alone
+        note = f"{name}: rotation number over {MAX_MEMBER:,}: read as a run of its own"
+        return [Run(base=path, members=[Member(path, 0, name.endswith(".gz"))], notes=[note])]
     base_name = split_member_name(name)[0]
     if name.endswith(SIDECAR_SUFFIX):
         base_name = name  # opened on purpose: read the sidecar as a run of its own
     try:
-        names = sorted(n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
+        names = sorted(n for n in os.listdir(folder) if not os.path.isdir(os.path.join(folder, n)))
     except OSError as exc:
         raise RunSetError(f"{folder}: cannot list directory: {exc.strerror}") from None
     entries = _members_by_base(names).get(base_name, [])
