@@ -18,6 +18,7 @@ other tools ``[function, JSON arguments]``. No parent links: Inspect does not re
 from __future__ import annotations
 
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,11 +97,43 @@ def _convert_zip(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
             problems.add("the .eval file holds no samples/*.json entries")
         for name in names:
             try:
-                sample, _note = loads(zf.read(name))
-            except (ValueError, zipfile.BadZipFile, OSError, EOFError) as exc:
-                problems.add(f"{name}: unreadable ({type(exc).__name__}), skipped")
+                sample, _note = loads(_read_member(zf, name))
+            except _BAD_MEMBER as exc:
+                # One damaged sample costs that sample, never the ones after it.
+                problems.add(f"{name}: unreadable ({_why(exc)}), skipped")
                 continue
             yield from _sample(path, sample, name, problems)
+
+
+MAX_SAMPLE = 1 << 30
+"""Decompressed bytes of one ``samples/*.json`` entry at most (its size in the zip may lie)."""
+_BAD_MEMBER = (
+    ValueError,  # bad JSON, and the too-large entry below
+    zipfile.BadZipFile,  # bad CRC, bad local header
+    zlib.error,  # a corrupt deflate stream
+    OSError,
+    EOFError,  # cut short
+    NotImplementedError,  # a compression method zipfile does not have
+    RuntimeError,  # an encrypted entry
+)
+
+
+def _read_member(zf: zipfile.ZipFile, name: str) -> bytes:
+    """The entry's bytes, read no further than MAX_SAMPLE (a zip bomb stops there)."""
+    with zf.open(name) as fh:
+        data = fh.read(MAX_SAMPLE + 1)
+    if len(data) > MAX_SAMPLE:
+        raise ValueError(f"over {MAX_SAMPLE >> 20:,} MiB decompressed")
+    return data
+
+
+def _why(exc: BaseException) -> str:
+    """A short reason: the kind of failure, with zlib's words for a corrupt stream."""
+    if isinstance(exc, zlib.error):
+        return "corrupt compressed data: " + str(exc).split(": ", 1)[-1]
+    if type(exc) is ValueError:  # _read_member's own
+        return str(exc)
+    return type(exc).__name__
 
 
 def _natural(name: str) -> list[Any]:
