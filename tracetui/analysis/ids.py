@@ -1,0 +1,244 @@
+"""One rule for a displayed id, and one resolver for every ``--id``.
+
+An id is shown as the shortest abbreviation that is unique in its run (at least ``MIN_SHOWN``
+characters, like git), taken from the part of the id that tells spans apart:
+
+- the recorder's ids (``20261129T231150.848677Z-1b5a45f2``) start with a timestamp that many
+  spans share, so their *key* is the random suffix after the last ``-``;
+- other ids (imported ``toolu_01…``, generated ``c0000008``) drop the prefix every such id of the
+  run shares, keeping at least ``MIN_SHOWN`` characters (``c0000008`` → ``0008``);
+- when two different ids end up with the same key, both are shown whole.
+
+Everything is computed on the neutralised text (:func:`tracetui.model.text.neutralize_line`),
+so a displayed id never carries a control character and what the user sees is what they type.
+
+Speed: a run can have a million ids. The keys are sorted once; an id's abbreviation is found by
+bisecting to its key and comparing with its two neighbours, so showing a screenful costs a few
+``log n`` look-ups. New rows are merged in (Timsort on a sorted list plus a short tail is
+linear); only a change of the shared prefix rebuilds. :func:`table_for` caches one table per
+index and brings it up to date from the committed rows.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import cast
+
+from tracetui.model.text import neutralize_line
+from tracetui.store.index import RunIndex
+
+MIN_SHOWN = 4
+"""Shortest abbreviation shown (shorter ids are shown whole)."""
+CANDIDATES = 5
+"""Candidates an ambiguity message lists."""
+
+
+class IdError(Exception):
+    """An ``--id`` that names no span, or several: the CLI turns it into exit 2."""
+
+
+def plain(cid: str) -> str:
+    """The id as shown and matched: neutralised (printable ASCII is returned as is, quickly)."""
+    return cid if cid.isascii() and cid.isprintable() else neutralize_line(cid)
+
+
+def _stamp_suffix(text: str) -> str | None:
+    """The random suffix of a recorder id (timestamp, ``-``, suffix), or None for other ids."""
+    cut = text.rfind("-")
+    if cut >= 8 and len(text) - cut > MIN_SHOWN and text[:8].isdigit():
+        return text[cut + 1 :]
+    return None
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class IdTable:
+    """The displayed form of every id of one run (see the module docstring)."""
+
+    def __init__(self, ids: Sequence[str | None] = ()) -> None:
+        self.rows = 0
+        """Rows taken in so far (the table is brought up to date from here)."""
+        self._seen: set[str] = set()
+        self._stamp_keys: list[str] = []
+        """Keys (random suffixes) of the recorder ids."""
+        self._others: list[str] = []
+        """Plain forms of the other ids (keyed after the shared prefix)."""
+        self._low: str | None = None
+        self._high: str | None = None
+        self._shared = 0
+        """Length of the prefix every id in ``_others`` shares."""
+        self._keys: list[str] = []
+        """Sorted keys, one per distinct id (equal keys of different ids stay side by side)."""
+        self.extend(ids)
+
+    # ------------------------------------------------------------------ building
+    def extend(self, ids: Sequence[str | None]) -> None:
+        """Take in the ids of more rows (None and repeats of a known id count as rows only)."""
+        self.rows += len(ids)
+        raw = set(ids)
+        raw.discard(None)
+        raw.discard("")
+        fresh = cast("set[str]", raw)  # None is gone
+        if self._seen:
+            fresh -= self._seen
+            self._seen |= fresh
+        else:
+            self._seen = fresh
+        new_keys: list[str] = []
+        new_others: list[str] = []
+        for cid in fresh:
+            text = cid if cid.isascii() and cid.isprintable() else neutralize_line(cid)
+            cut = text.rfind("-")
+            if cut >= 8 and len(text) - cut > MIN_SHOWN and text[:8].isdigit():
+                new_keys.append(text[cut + 1 :])
+            else:
+                new_others.append(text)
+        self._stamp_keys.extend(new_keys)
+        if new_others:
+            self._others.extend(new_others)
+            low, high = min(new_others), max(new_others)
+            if self._low is not None and self._high is not None:
+                low, high = min(low, self._low), max(high, self._high)
+            self._low, self._high = low, high
+            shared = _common_prefix(low, high)
+            if shared != self._shared or len(self._others) == len(new_others):
+                self._shared = shared
+                self._rebuild()
+                return
+            new_keys.extend(self._key_of_other(t) for t in new_others)
+        if new_keys:
+            self._keys.extend(new_keys)
+            self._keys.sort()
+
+    def _key_of_other(self, text: str) -> str:
+        return text[max(0, min(self._shared, len(text) - MIN_SHOWN)) :]
+
+    def _rebuild(self) -> None:
+        keys = list(self._stamp_keys)
+        keys.extend(self._key_of_other(t) for t in self._others)
+        keys.sort()
+        self._keys = keys
+
+    # ------------------------------------------------------------------ reading
+    def key(self, cid: str) -> str:
+        """The distinguishing part of ``cid`` (its plain form, shortened)."""
+        text = plain(cid)
+        suffix = _stamp_suffix(text)
+        return suffix if suffix is not None else self._key_of_other(text)
+
+    def shown(self, cid: str | None) -> str:
+        """The displayed form of ``cid``: ``-`` for no id, the id whole if its key is shared."""
+        if not cid:
+            return "-"
+        text = plain(cid)
+        if cid not in self._seen:
+            return text  # not of this run: nothing to abbreviate against
+        key = self.key(cid)
+        keys = self._keys
+        i = bisect_left(keys, key)
+        j = i + 1
+        if j < len(keys) and keys[j] == key:
+            return text  # another id has the same key: only the whole id tells them apart
+        need = MIN_SHOWN
+        if i > 0:
+            need = max(need, _common_prefix(keys[i - 1], key) + 1)
+        if j < len(keys):
+            need = max(need, _common_prefix(keys[j], key) + 1)
+        return key[:need]
+
+    def cell(self, cid: str | None, width: int = 8) -> str:
+        """:meth:`shown` in at most ``width`` columns: a longer form is clipped with ``…``."""
+        text = self.shown(cid)
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ------------------------------------------------------------------ one table per index
+_tables: weakref.WeakKeyDictionary[RunIndex, IdTable] = weakref.WeakKeyDictionary()
+_tables_lock = threading.Lock()
+
+
+def table_for(index: RunIndex) -> IdTable:
+    """The id table of ``index``, up to date with its committed rows (cached per index).
+
+    Reads ``index.ids[:len(index)]`` (a copy of committed rows, safe while a follower appends).
+    """
+    with _tables_lock:
+        table = _tables.get(index)
+        n = len(index)
+        if table is None or table.rows > n:
+            table = IdTable(index.ids[:n])
+            _tables[index] = table
+        elif table.rows < n:
+            table.extend(index.ids[table.rows : n])
+        return table
+
+
+def shown_id(index: RunIndex, cid: str | None) -> str:
+    """The displayed form of ``cid`` in the run of ``index``."""
+    return table_for(index).shown(cid)
+
+
+def cell_id(index: RunIndex, cid: str | None, width: int = 8) -> str:
+    """The displayed form of ``cid`` clipped to ``width`` columns (the list's ID cell)."""
+    return table_for(index).cell(cid, width)
+
+
+# ------------------------------------------------------------------ resolving --id
+def _candidate(table: IdTable, cid: str) -> str:
+    """``0008 (c0000008)`` in an ambiguity message; just the id when it is shown whole."""
+    shown, whole = table.shown(cid), plain(cid)
+    return whole if shown == whole else f"{shown} ({whole})"
+
+
+def resolve(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
+    """``(index, row)`` of the span ``ident`` names, across ``indexes``.
+
+    Tried in order, the first stage with any hit deciding: the whole id; a displayed form (a
+    clipped one may keep its ``…``); a unique prefix of the id; a unique substring. Several hits
+    at a stage raise :class:`IdError` listing up to ``CANDIDATES`` of them (displayed form and
+    whole id); none at all raises ``no span with id '…'``.
+    """
+    ident = ident.strip()
+    if not ident:
+        raise IdError("empty id")
+    quoted = repr(plain(ident))
+    exact = [(ix, ix.id_rows[ident]) for ix in indexes if ident in ix.id_rows]
+    if len(exact) > 1:
+        names = ", ".join(plain(ix.run.name) for ix, _ in exact)
+        raise IdError(f"id {quoted} is in several runs: {names}")
+    if exact:
+        return exact[0]
+    query = ident.strip("…") or ident
+    # Every id of every run containing the query: one pass over the committed ids.
+    found: list[tuple[RunIndex, str, int]] = []
+    for ix in indexes:
+        ids = ix.ids[: len(ix)]
+        seen: set[str] = set()
+        for row, cid in enumerate(ids):
+            if cid and cid not in seen and query in plain(cid):
+                seen.add(cid)
+                found.append((ix, cid, row))
+    tables = {id(ix): table_for(ix) for ix in indexes}
+    stages = (
+        [f for f in found if plain(f[1]) == query],
+        [f for f in found if tables[id(f[0])].shown(f[1]).strip("…") == query],
+        [f for f in found if plain(f[1]).startswith(query)],
+        found,
+    )
+    for hits in stages:
+        if len(hits) == 1:
+            return hits[0][0], hits[0][2]
+        if hits:
+            listed = sorted(_candidate(tables[id(ix)], cid) for ix, cid, _ in hits)
+            more = f" (and {len(listed) - CANDIDATES} more)" if len(listed) > CANDIDATES else ""
+            raise IdError(f"id {quoted} is ambiguous: {', '.join(listed[:CANDIDATES])}{more}")
+    raise IdError(f"no span with id {quoted}")
