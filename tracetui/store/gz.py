@@ -37,10 +37,11 @@ NEWLINE_WITHIN = 1 << 20
 """JSON Lines data has a line break in its first MiB; data without one is refused."""
 MAX_RATIO = 1000
 """Decompressed over compressed size past which a member is taken for a bomb (once past
-RATIO_AFTER). Traces compress 5 to 50 times; deflate cannot go much past 1,032 times at all."""
-RATIO_AFTER = 1 << 30
+RATIO_AFTER). Traces compress 5 to 150 times (one record repeated word for word: about 200);
+only runs of one byte go near deflate's own limit, about 1,032 times."""
+RATIO_AFTER = 64 << 20
 """The ratio is judged only past this many decompressed bytes: a small member may compress
-very well and still be a trace."""
+very well and still be a trace. (At 1 GiB a bomb of blank lines still cost 43 s to index.)"""
 MAX_OUTPUT = 16 << 30
 """Decompressed bytes of one member at most, by default (the copy lives in the temp folder)."""
 MAX_OUTPUT_ENV = "TRACETUI_GUNZIP_MAX_MIB"
