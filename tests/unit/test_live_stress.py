@@ -226,11 +226,6 @@ def _check_chains(index: RunIndex, grown: ChainIndex, spans: list[Planned]) -> N
 @pytest.mark.skipif(
     not fastindex.available(), reason="the C scanner is not built (or TRACETUI_NO_C is set)"
 )
-@pytest.mark.xfail(
-    reason="issue 12, still open: after many copy-and-truncate rotations some rows are read "
-    "back from another generation's file (about one run in six)",
-    strict=False,
-)
 def test_bulk_catch_up_then_copy_truncate_while_followed(tmp_path: Path) -> None:
     seed = 1202
     # Lines of 100-450 bytes: 20,000 of them are about 5 MB, more than BULK_BYTES and more than

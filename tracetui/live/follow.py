@@ -9,7 +9,8 @@ Files are known by inode and by their first bytes, never by name, so that:
 * a partial last line waits for its newline (read as it is once its file is rotated away);
 * a renamed base is finished through the handle already open, then the new base is followed;
 * after copy-and-truncate the rows read point into the copy, its unread rest is read, and the
-  base starts afresh: nothing is read twice;
+  base starts afresh: nothing is read twice (the first rows of a fresh base are kept only if
+  no generation copied away meanwhile is still to read: see :meth:`Follower._wait_for_older`);
 * generations rotated away between two polls are read, oldest first, before the new base;
 * a member compressed to ``.gz`` is re-pointed to a decompressed copy; a deleted one is gone.
 """
@@ -249,29 +250,63 @@ class Follower:
                 # Generations copied and truncated away before we read a byte of them must
                 # be read before what the base holds now.
                 self._rot.scan_if_changed(force=self._rot.unsettled)
+                if self._rot.live_truncated:
+                    self._rot.on_truncated(live)
+                    live = self._rot.live
         else:
             self._rot.scan_if_changed()
         if not self._drain():
             return
+        if live is None and ident is not None:
+            live = self._open_base()
         if live is not None:
+            self._read_live(live)
+
+    def _read_live(self, live: FileState) -> None:
+        """Read the base; what must come before it (the copy of a base found truncated while
+        reading, generations found waiting before its first rows) is read first, then the base
+        again. A few rounds at most: a writer rotating that fast is met again next poll."""
+        for _ in range(3):
+            if self._rot.truncated is not None:
+                return  # the copy of the base before it first: looked for again next poll
             self._ingest(live, final=False)
             if self.truncated_seen:
                 self.truncated_seen = False
                 self._rot.on_truncated(live)
-                self._drain()
-        elif ident is not None:
-            self._open_base()
+                assert self._rot.live is not None
+                live = self._rot.live
+            elif not self._rot.pending:
+                return
+            if not self._drain():
+                return
 
-    def _open_base(self) -> None:
+    def _open_base(self) -> FileState | None:
         try:
             fh = open(self.base, "rb", buffering=0)  # noqa: SIM115 - held while the base is live
         except OSError:
-            return  # gone again between stat and open: the next poll will see it
+            return None  # gone again between stat and open: the next poll will see it
         ident = ident_of(os.fstat(fh.fileno()))
         f = FileState(self.base, 0, False, ident, fh=fh)
         self._rot.files.append(f)
         self._rot.live = f
-        self._ingest(f, final=False)
+        return f
+
+    def _wait_for_older(self, f: FileState) -> bool:
+        """Whether rows just read from the start of ``f`` must not be kept yet.
+
+        A base read from its start may hold the content that came right after what we read
+        last, or, if the writer copied and truncated it once more between our last look at
+        the folder and this read, the content after *that*: the generation in between is
+        then a copy we have not seen. Looking at the folder now (after the read) finds it;
+        it is read first and the base again after it (so is a look that could not be sure:
+        rotations kept renaming files while it was taken). Once a base has rows, its copies
+        are recognised by its first bytes instead.
+        """
+        if f is not self._rot.live or f.size > 0:
+            return False
+        queued = len(self._rot.pending)
+        sure = self._rot.scan()
+        return not sure or len(self._rot.pending) > queued
 
     # ------------------------------------------------------------------ reading
     def _ingest(self, f: FileState, *, final: bool, budget: bool = True) -> bool:
@@ -306,6 +341,8 @@ class Follower:
             if not final and lines and os.pread(fh.fileno(), len(head), 0) != head:
                 self.truncated_seen = True
                 return True
+            if not final and lines and self._wait_for_older(f):
+                return True
         except OSError as exc:
             self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
         f.head = head
@@ -335,6 +372,10 @@ class Follower:
         fh = f.fh
         assert fh is not None
         try:
+            # From its start, the first bytes are taken *before* the scan: taken after it, they
+            # could be those of what a copy-and-truncate wrote meanwhile. Still there after
+            # the scan, they show the scan read the same content (see _ingest).
+            before = os.pread(fh.fileno(), HEAD, 0) if f.size == 0 else b""
             for item in fastindex.scan_stream(fh, f.size, f.lines):
                 if isinstance(item, RawLine):
                     if not item.complete and not final:
@@ -345,12 +386,19 @@ class Follower:
                     )
                 else:
                     end, last = fastindex.batch_end(item), fastindex.batch_last_line(item)
-                if f.size == 0 and not f.head:
-                    # Taken as soon as the first lines are read (see _ingest for why it matters).
-                    f.head = os.pread(fh.fileno(), min(HEAD, end), 0)
-                if not final and f.head and os.pread(fh.fileno(), len(f.head), 0) != f.head:
+                head = f.head
+                if f.size == 0:
+                    if len(before) < min(HEAD, end):
+                        if not final:
+                            return True  # shorter before the scan: it changed, look again
+                        before = os.pread(fh.fileno(), HEAD, 0)  # a finished file only grows
+                    head = before[: min(HEAD, end)]
+                if not final and head and os.pread(fh.fileno(), len(head), 0) != head:
                     self.truncated_seen = True
                     return True
+                if not final and self._wait_for_older(f):
+                    return True
+                f.head = head
                 if f.mno is None:
                     f.mno = self._register(f)
                 first = len(self.index)

@@ -44,16 +44,23 @@ class RotationTracker:
         self.unsettled = False
         """A scan left files it could not classify yet: scan again on the next poll."""
         self._last_scan = 0.0
+        self.truncated: FileState | None = None
+        """A truncated base whose copy is still to be found: the listings taken when its
+        truncation was noticed could not be trusted (rotations kept renaming files). Until
+        found (or a trusted listing shows there is none) the fresh base is not read."""
+        self.live_truncated = False
+        """The last scan found a copy of the live base and a newer file after it: the base was
+        copied and truncated (at least twice) since it was last read."""
 
     def on_truncated(self, live: FileState) -> None:
         """Copy-and-truncate: the consumed rows now live in a copy; the base starts afresh."""
         fresh = FileState(self.base, 0, False, live.ident, fh=live.fh)
         live.fh = None
         self.live = None
-        self.scan(truncated=live)
-        if not live.gone and live.ident == fresh.ident:
-            # No copy found: the rows we had are gone from disk.
-            self._gone(live, "base file was truncated and no copy of it was found")
+        # (A base is not read while an earlier one's copy is awaited: it cannot be found
+        # truncated meanwhile, so nothing awaited is dropped here.)
+        self.truncated = live
+        self.scan()
         self.files.append(fresh)
         self.live = fresh
 
@@ -66,32 +73,51 @@ class RotationTracker:
         if force or mtime != self._dir_mtime or now - self._last_scan > RESCAN_EVERY:
             self.scan()
 
-    def scan(self, *, truncated: FileState | None = None) -> None:
+    def scan(self) -> bool:
         """Match the rotated files on disk to known ones: by inode, then by their first bytes.
 
         Unknown files that are not copies of content already read are generations written
         since the last poll: they are queued (oldest first) to be read before the base.
+        False when no listing untouched by a rotation could be taken (some files may then
+        have been left for the next scan).
         """
+        self.live_truncated = False
+        entries: list[OnDisk] = []
+        stable = True
         try:
             self._dir_mtime = os.stat(self.folder).st_mtime_ns
         except OSError:
-            return
+            pass  # no folder to list: nothing is there
+        else:
+            entries, stable = list_members(self.folder, self.base_name)
         self._last_scan = time.monotonic()
-        entries = list_members(self.folder, self.base_name)
         try:
-            self._classify(entries, truncated)
+            self._classify(entries, self.truncated, stable)
         finally:
             for e in entries:
                 if e.fh is not None:
                     e.fh.close()
+        lost = self.truncated
+        if lost is not None and stable:
+            # No copy in a listing we trust: the rows we had are gone from disk.
+            self.truncated = None
+            self._gone(lost, "base file was truncated and no copy of it was found")
+        return stable
 
-    def _classify(self, entries: list[OnDisk], truncated: FileState | None) -> None:
+    def _classify(self, entries: list[OnDisk], truncated: FileState | None, stable: bool) -> None:
+        """``stable``: no rename overlapped the listing (see :func:`list_members`). When one did,
+        a file may be missing from ``entries`` or shown twice, and numbers may be off by one:
+        known files are followed, the truncated base's copy adopted, the rest left for later."""
         live = self.live
         known = {f.ident: f for f in self.files if not f.gone}
         present: set[int] = set()
         unknown: list[OnDisk] = []
+        listed: set[tuple[int, int]] = set()
         live_rotated = False
         for e in entries:
+            if e.ident in listed:
+                continue  # one file under two names (a hard link): read it once
+            listed.add(e.ident)
             f = known.get(e.ident)
             if f is not None and f.head and e.head is not None and not same_start(e.head, f.head):
                 f = None  # inode numbers are reused once a file is deleted: not the same file
@@ -104,11 +130,12 @@ class RotationTracker:
         vanished = [
             f
             for f in known.values()
-            if id(f) not in present and f is not truncated and f is not live
+            if stable and id(f) not in present and f is not truncated and f is not live
         ]
         gone = [f for f in self.files if f.gone]
         base_head: bytes | None = None
-        self.unsettled = False
+        self.unsettled = not stable
+        live_copied = False
         for e in unknown:
             head = e.head
             if not head or (b"\n" not in head and len(head) < HEAD):
@@ -118,6 +145,7 @@ class RotationTracker:
                 continue
             if truncated is not None and same_start(head, truncated.head):
                 self._adopt_copy(truncated, e)
+                truncated = None  # one copy is read; another (say, compressed) is a twin
                 continue
             # Content already read, under another name (compressed, copied, or seen missing
             # while a rotation renamed files around us): never read twice.
@@ -127,11 +155,23 @@ class RotationTracker:
                     vanished.remove(twin)
                 self._repoint(twin, e)
                 continue
+            if live is not None and same_start(head, live.head):
+                # A copy of the live base: it is being copied and truncated, or already was.
+                # Files newer than this copy were written after that truncation, which has
+                # not been noticed yet; their turn comes after this copy's unread rest.
+                live_copied = True
+                continue
+            if live_copied:
+                # Newer than a copy of the live base: so that base was truncated.
+                self.live_truncated = True
             if any(same_start(head, f.head) for f in known.values()):
                 continue  # a copy of a member still present (compression, copy in progress)
-            if live_rotated:
+            if live_rotated or live_copied or not stable:
+                # The old base is not finished yet, or the truncated one's copy not adopted
+                # yet, or the listing may have missed a file older than this one: classify on
+                # the next poll.
                 self.unsettled = True
-                continue  # the old base is not finished yet: classify on the next poll
+                continue
             if base_head is None:
                 base_head = self.live_head()
             if base_head.startswith(head):
@@ -195,6 +235,7 @@ class RotationTracker:
 
     def _adopt_copy(self, f: FileState, e: OnDisk) -> None:
         """The truncated base's copy: re-point its rows there and queue what we had not read."""
+        self.truncated = None
         self._repoint(f, e)
         self._queue(f, e)
 

@@ -144,25 +144,69 @@ def spool(fh: IO[bytes], adopt: Callable[[str], None]) -> IO[bytes]:
     return open(tmp, "rb", buffering=0)
 
 
-def list_members(folder: str, base_name: str) -> list[OnDisk]:
+LIST_TRIES = 8
+"""Listings taken at most, one after another, until one was not overlapped by a rotation."""
+
+
+def list_members(folder: str, base_name: str) -> tuple[list[OnDisk], bool]:
     """The rotated files of a run now, oldest first, each opened: its inode and first bytes come
-    from the same open file, even while a rotation renames things around us."""
+    from the same open file. Also whether the listing is *stable*: nothing was renamed while it
+    was taken (it is taken again, up to LIST_TRIES times, until so).
+
+    Files are opened one name at a time: a rotation shifting ``B.1`` → ``B.2`` → ``B.3`` between
+    two of those opens shows one file under two names (it would be read twice) and hides
+    another (it would be read out of order). A listing counts only if every name it opened
+    still names that file and the folder still holds the same names once it is done.
+    """
+    found, stable = _list_once(folder, base_name)
+    tries = 1
+    while not stable and tries < LIST_TRIES:
+        for e in found:
+            if e.fh is not None:
+                e.fh.close()
+        found, stable = _list_once(folder, base_name)
+        tries += 1
+    return sorted(found, key=lambda e: -e.number), stable
+
+
+def _member_names(folder: str, base_name: str) -> list[tuple[str, int, bool]] | None:
     try:
         names = os.listdir(folder)
     except OSError:
-        return []
-    found = []
+        return None
+    out = []
     for name in names:
         base, number, gz = split_member_name(name)
-        if base != base_name or number <= 0:
-            continue
-        path = os.path.join(folder, name) if folder != os.curdir else name
+        if base == base_name and number > 0:
+            out.append((os.path.join(folder, name) if folder != os.curdir else name, number, gz))
+    return out
+
+
+def _list_once(folder: str, base_name: str) -> tuple[list[OnDisk], bool]:
+    names = _member_names(folder, base_name)
+    if names is None:
+        return [], True
+    found = []
+    stable = True
+    for path, number, gz in names:
         try:
             fh = open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it after matching
+        except FileNotFoundError:
+            stable = False  # renamed away since the folder was read
+            continue
         except OSError:
             continue
         found.append(OnDisk(path, number, gz, ident_of(os.fstat(fh.fileno())), head_of(fh, gz), fh))
-    return sorted(found, key=lambda e: -e.number)
+    if not stable:
+        return found, False
+    for e in found:
+        try:
+            if ident_of(os.stat(e.path)) != e.ident:
+                return found, False
+        except OSError:
+            return found, False
+    again = _member_names(folder, base_name)
+    return found, again is not None and sorted(again) == sorted(names)
 
 
 class Waiter:
