@@ -75,7 +75,7 @@ def test_report_after_a_real_rerun_names_the_hidden_failure(billing: Path) -> No
     ("args", "message"),
     [
         (["--id", "nope"], "tracetui: report: no span with id 'nope'\n"),
-        (["--id", "cmd_"], "tracetui: report: id prefix 'cmd_' is ambiguous: "),
+        (["--id", "cmd_"], "tracetui: report: id 'cmd_' is ambiguous: "),
         (
             ["--id", FIRST, "-o", "/nonexistent-dir/x.md"],
             "tracetui: report: cannot write /nonexistent-dir/x.md: ",

@@ -125,7 +125,7 @@ USAGE = [
     (
         "ambiguous-prefix",
         ["--id", "cmd_", "--yes"],
-        "tracetui: rerun: id prefix 'cmd_' is ambiguous: ",
+        "tracetui: rerun: id 'cmd_' is ambiguous: ",
     ),
     (
         "bad-rule",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from records import tool
 
-from tracetui.analysis.ids import IdError, IdTable, cell_id, resolve, shown_id, table_for
 from tracetui.store.build import build_index
+from tracetui.store.ids import IdError, IdTable, cell_id, resolve, shown_id, table_for
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path
 

@@ -266,7 +266,7 @@ def test_find_row(make_run: Any, ident: str, want: str) -> None:
     ("ident", "message"),
     [
         ("zz", "no span with id 'zz'"),
-        ("a", "id prefix 'a' is ambiguous: a1, a2, a3"),
+        ("a", "id 'a' is ambiguous: a1, a2, a3"),
         ("  ", "empty id"),
     ],
     ids=["unknown", "ambiguous", "empty"],

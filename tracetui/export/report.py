@@ -23,6 +23,7 @@ from tracetui.model.markers import split_preview
 from tracetui.model.spans import STREAMS, Span, StreamFacts
 from tracetui.model.text import neutralize, neutralize_line, quote_argv
 from tracetui.rerun import diff
+from tracetui.store import ids
 from tracetui.store.index import RunIndex
 
 PREVIEW_LINES = 40
@@ -52,27 +53,11 @@ class ReportError(Exception):
 
 
 def find_row(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
-    """``(index, row)`` of the span whose id is ``ident`` or uniquely starts with it."""
-    ident = ident.strip()
-    if not ident:
-        raise ReportError("empty id")
-    shown = neutralize_line(ident)
-    hits = [(ix, ix.id_rows[ident]) for ix in indexes if ident in ix.id_rows]
-    if not hits:
-        hits = [
-            (ix, row) for ix in indexes for cid, row in ix.id_rows.items() if cid.startswith(ident)
-        ]
-        if len(hits) > 1:
-            names = sorted(neutralize_line(str(ix.ids[row])) for ix, row in hits)
-            more = f" (and {len(names) - 5} more)" if len(names) > 5 else ""
-            raise ReportError(f"id prefix {shown!r} is ambiguous: {', '.join(names[:5])}{more}")
-    if not hits:
-        raise ReportError(f"no span with id {shown!r}")
-    if len(hits) > 1:
-        raise ReportError(
-            f"id {shown!r} is in several runs: {', '.join(neutralize_line(ix.run.name) for ix, _ in hits)}"
-        )
-    return hits[0]
+    """``(index, row)`` of the span ``ident`` names (the rule: :func:`tracetui.store.ids.resolve`)."""
+    try:
+        return ids.resolve(indexes, ident)
+    except ids.IdError as err:
+        raise ReportError(str(err)) from None
 
 
 # ------------------------------------------------------------------ Markdown pieces

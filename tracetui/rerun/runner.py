@@ -34,6 +34,7 @@ from tracetui.rerun import diff
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.rerun.reaper import Leftovers
 from tracetui.rerun.spool import MAX_OUTPUT, OutputLimit, SpoolTap, StopEvent
+from tracetui.store import ids
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import sidecar_path
 
@@ -148,32 +149,12 @@ class RerunResult:
 
 # ------------------------------------------------------------------ finding the span
 def find_target(indexes: Sequence[RunIndex], ident: str) -> Target:
-    """The span whose command_id is ``ident``, or the only one starting with it."""
-    ident = ident.strip()
-    if not ident:
-        raise RerunError("empty id")
-    exact = [(ix, ix.id_rows[ident]) for ix in indexes if ident in ix.id_rows]
-    if not exact:
-        matches: dict[tuple[int, str], tuple[RunIndex, int]] = {}
-        for n, ix in enumerate(indexes):
-            for cid, row in ix.id_rows.items():
-                if cid.startswith(ident):
-                    matches[(n, cid)] = (ix, row)
-        if len(matches) > 1:
-            names = sorted(cid for _n, cid in matches)
-            shown = ", ".join(names[:5]) + (
-                f" (and {len(names) - 5} more)" if len(names) > 5 else ""
-            )
-            raise RerunError(f"id prefix {ident!r} is ambiguous: {shown}")
-        exact = list(matches.values())
-    if not exact:
-        raise RerunError(f"no span with id {ident!r}")
-    if len(exact) > 1:
-        raise RerunError(
-            f"id {ident!r} is in several runs: {', '.join(ix.run.name for ix, _ in exact)}"
-        )
-    index, row = exact[0]
-    return target_for_row(index, row, ident)
+    """The span ``ident`` names (the rule: :func:`tracetui.store.ids.resolve`)."""
+    try:
+        index, row = ids.resolve(indexes, ident)
+    except ids.IdError as err:
+        raise RerunError(str(err)) from None
+    return target_for_row(index, row, index.ids[row])
 
 
 def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Target:

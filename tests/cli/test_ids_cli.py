@@ -1,0 +1,74 @@
+"""Every displayed id is accepted by every ``--id``: rerun and report through the entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from records import tool
+
+from tracetui import cli
+
+PY = sys.executable
+SCRIPT = Path(PY).parent / "tracetui"
+ENTRY = [str(SCRIPT)] if SCRIPT.exists() else [PY, "-m", "tracetui"]
+STAMP = "20261201T084400.123456Z-"
+IDS = [STAMP + "aeac1f3b", STAMP + "1b5a45f2", STAMP + "1b5a9999"]
+
+
+def tracetui(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ENTRY, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+    )
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    path = tmp_path / "run.jsonl"
+    recs = [tool(cid, argv=[PY, "-c", f"print({n})"]) for n, cid in enumerate(IDS)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_rerun_accepts_the_last_eight_characters(run: Path) -> None:
+    # The finding: the list showed `aeac1f3b` and `rerun --id aeac1f3b` said "no span with id".
+    p = tracetui("rerun", str(run), "--id", "aeac1f3b", "--yes", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["command_id"] == STAMP + "aeac1f3b"
+
+
+@pytest.mark.parametrize(
+    ("ident", "want"),
+    [
+        ("aeac", IDS[0]),
+        ("1b5a4", IDS[1]),
+        ("1b5a9999", IDS[2]),
+        (IDS[1], IDS[1]),
+        ("1b5a9…", IDS[2]),
+    ],
+    ids=["shown-form", "longer-shown-form", "suffix", "whole-id", "clipped-cell"],
+)
+def test_report_accepts_displayed_forms(
+    run: Path, ident: str, want: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["report", str(run), "--id", ident]) == 0
+    out, _err = capsys.readouterr()
+    assert f"report asked for span `{want}`" in out
+
+
+@pytest.mark.parametrize(
+    ("command", "extra"), [("report", []), ("rerun", ["--yes"])], ids=["report", "rerun"]
+)
+def test_ambiguous_id_exits_2_listing_candidates(
+    run: Path, command: str, extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main([command, str(run), "--id", "1b5a", *extra]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"tracetui: {command}: id '1b5a' is ambiguous: "
+        f"1b5a4 ({STAMP}1b5a45f2), 1b5a9 ({STAMP}1b5a9999)\n"
+    )
