@@ -1,0 +1,61 @@
+"""Shared by the hostile-input tests: the temp folder, the CLI in-process, both index paths."""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tracetui import cli
+from tracetui.store import fastindex
+from tracetui.store.build import build_index
+from tracetui.store.index import RunIndex
+from tracetui.store.runset import open_path
+
+
+def temps(tmp_path: Path) -> list[str]:
+    return sorted(os.listdir(tmp_path / "tmp"))
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``tracetui ARGS`` in this process: exit status, stdout, stderr."""
+    capsys.readouterr()
+    try:
+        rc = cli.main(list(args))
+    finally:
+        gc.enable()  # batch commands switch the collector off for their short life
+        gc.collect()  # what the end of the process does: the command's objects are gone
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def facts(ix: RunIndex) -> tuple[Any, ...]:
+    """Everything the index decided, row by row: both paths must agree on all of it."""
+    n = len(ix)
+    return (
+        n,
+        ix.stats.spans,
+        ix.stats.bad_lines,
+        ix.stats.truncated,
+        ix.stats.hidden_bytes,
+        ix.stats.failed,
+        list(ix.flags[:n]),
+        list(ix.exit[:n]),
+        list(ix.hidden[:n]),
+        ix.ids[:n],
+        sorted((r, b.reason) for r, b in ix.bad.items()),
+    )
+
+
+def both_paths(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[RunIndex, RunIndex]:
+    """The run indexed by the C scanner and by the Python path (same facts, or the test fails)."""
+    assert fastindex.available(), "the C scanner is built in this environment"
+    with_c = build_index(open_path(str(path))[0])
+    monkeypatch.setenv("TRACETUI_NO_C", "1")
+    without_c = build_index(open_path(str(path))[0])
+    monkeypatch.delenv("TRACETUI_NO_C")
+    assert facts(with_c) == facts(without_c)
+    return with_c, without_c
