@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from records import tool
 
+from tracetui.analysis.rows import row_cells
 from tracetui.store.build import build_index
 from tracetui.store.ids import IdError, IdTable, cell_id, resolve, shown_id, table_for
 from tracetui.store.index import RunIndex
@@ -185,3 +186,23 @@ def test_table_follows_the_index(tmp_path: Path) -> None:
     ix = index_of(tmp_path, RECORDED)
     table = table_for(ix)
     assert table_for(ix) is table and table.rows == len(ix)
+
+
+LIST_CASES = [
+    ("recorder", [STAMP + "1b5a45f2", STAMP + "aeac1f3b"], ["1b5a", "aeac"]),
+    ("toolu", ["toolu_01ABCdefGHI", "toolu_01XYZabcDEF"], ["ABCd", "XYZa"]),
+    ("generated", [f"c{i:07d}" for i in range(1, 11)], [f"{i:04d}" for i in range(1, 11)]),
+    (
+        "same-suffix-clipped",
+        [STAMP + "1b5a45f2", OTHER_STAMP + "1b5a45f2"],
+        ["2026112…", "2026120…"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ids", "cells"), [c[1:] for c in LIST_CASES], ids=[c[0] for c in LIST_CASES]
+)
+def test_list_id_column(tmp_path: Path, ids: list[str], cells: list[str]) -> None:
+    ix = index_of(tmp_path, ids)
+    assert [row_cells(ix, r, ix.get(r))[1].text for r in range(len(ix))] == cells

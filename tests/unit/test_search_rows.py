@@ -176,7 +176,7 @@ def test_row_cells(index) -> None:  # type: ignore[no-untyped-def]
     cells = row_cells(index, 10, index.get(10))
     assert [c.text for c in cells] == [
         "09:06:00",
-        "0010-a1b",
+        "0010",
         "1",
         "3.0s",
         "6.6K/2.0K",
@@ -214,20 +214,3 @@ def test_row_matcher_raw_prefilter_agrees_with_parsing(index, query, rows) -> No
     found = [r for r in range(len(index)) if row_matcher(index, query)(r)]
     assert found == rows
     assert found == [r for r in range(len(index)) if matcher(query)(index.get(r))]
-
-
-@pytest.mark.parametrize(
-    ("cid", "short"),
-    [
-        ("20261129T231150.848677Z-1b5a45f2", "1b5a45f2"),  # the recorder's ids: the random part
-        ("cmd_3f76c0c60c4e", "cmd_3f76"),
-        ("0010-a1b2c3d4", "0010-a1b"),
-        (None, "-"),
-        ("\x1b]0;x\x07abc", "␛]0;x␇ab"),
-    ],
-    ids=["recorder", "plain", "short-digits", "none", "escape"],
-)
-def test_short_id(cid: str | None, short: str) -> None:
-    from tracetui.analysis.rows import short_id
-
-    assert short_id(cid) == short

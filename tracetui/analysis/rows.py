@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tracetui.model.flags import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize_line
+from tracetui.store.ids import cell_id
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 
@@ -156,17 +157,6 @@ def fmt_exit(code: int | None) -> str:
     return "ERR" if code is None else str(code)
 
 
-def short_id(command_id: str | None, width: int = 8) -> str:
-    """The part of an id that tells spans apart: the recorder's ids start with a timestamp
-    (``20261129T231150.848677Z-1b5a45f2``), so their random suffix is shown."""
-    if not command_id:
-        return "-"
-    head, sep, tail = command_id.rpartition("-")
-    if sep and len(head) >= 8 and head[:8].isdigit() and len(tail) >= 4:
-        command_id = tail
-    return neutralize_line(command_id)[:width]
-
-
 def share(part: int, whole: int | None) -> str:
     """``66%`` of ``whole``; ``<1%`` for a small non-zero part; empty when it cannot be told."""
     if not whole or part <= 0:
@@ -259,7 +249,7 @@ def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
     argv = " ".join(span.argv) if span.argv else (span.tool_name or "?")
     return [
         Cell(fmt_time(span.started_at), "dim"),
-        Cell(short_id(span.command_id), "dim"),
+        Cell(cell_id(index, span.command_id), "dim"),  # the run's one id rule (store/ids.py)
         Cell(fmt_exit(span.exit_code), exit_style),
         Cell(fmt_duration(span.duration_ms), "dim"),
         Cell(fmt_stream(span.stdout), "trunc" if span.stdout.truncated else ""),

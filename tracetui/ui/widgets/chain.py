@@ -19,9 +19,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tracetui.analysis.chains import Chain, ChainIndex, ChainNode
-from tracetui.analysis.rows import fmt_exit, short_id
+from tracetui.analysis.rows import fmt_exit
 from tracetui.model.flags import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.text import neutralize_line
+from tracetui.store.ids import shown_id
 from tracetui.store.index import RunIndex
 
 WINDOW = 200
@@ -177,7 +178,7 @@ class ChainPane(VerticalScroll):
             t.append(" ? truncation unknown", st("dim"))
         if flags & SIDECAR:
             t.append(" ↻ re-run", st("dim"))
-        t.append("  " + short_id(index.ids[row]), st("dim"))
+        t.append("  " + shown_id(index, index.ids[row]), st("dim"))
         if span is not None:
             t.append("  " + neutralize_line(" ".join(span.argv)))
         if selected:
