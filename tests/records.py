@@ -50,3 +50,35 @@ def tool(cid: str | None = None, **fields: Any) -> dict[str, Any]:
     }
     rec.update(fields)
     return rec
+
+
+def imported(cid: str | None = None, **fields: Any) -> dict[str, Any]:
+    """A record as an importer writes it (``import/claude-code``, a Bash call that exited 0);
+    keyword arguments override fields."""
+    rec: dict[str, Any] = {
+        "schema": "import/claude-code",
+        "span_type": "tool",
+        "source_format": "claude-code",
+        "source_file": "session.jsonl",
+        "command_id": cid,
+        "parent_command_id": None,
+        "tool_name": "Bash",
+        "argv": ["bash", "-lc", "true"],
+        "rerunnable": True,
+        "cwd": None,
+        "started_at": None,
+        "duration_ms": None,
+        "exit_code": 0,
+        "error": None,
+        "agent_note": None,
+        "preview_stdout": "",
+        "preview_stderr": "",
+        "stdout_bytes": None,
+        "stderr_bytes": None,
+        "stdout_cap": None,
+        "stderr_cap": None,
+        "stdout_truncated": False,
+        "stderr_truncated": False,
+    }
+    rec.update(fields)
+    return rec

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 import pytest
-from records import tool
+from records import imported, tool
 
 from tracetui.analysis.lint import RULES, lint_index
 from tracetui.store.build import build_index
@@ -117,6 +117,47 @@ CASES: list[tuple[str, list[Any], list[tuple[int, str]]]] = [
         [(1, "TT017")],
     ),
     ("TT018-empty-run", [], [(0, "TT018")]),
+    # The incident rules: one firing case each here, their twins in test_lint_incidents.py.
+    ("TT019-failure-past-head", [tool("a", exit_code=1, **CUT)], [(1, "TT019")]),
+    (
+        "TT020-cut-of-unknown-size",
+        [{**FEED, "stdout_tail": "...truncated 9 lines...\nok\n"}],
+        [(1, "TT020")],
+    ),
+    (
+        "TT021-blind-retry",
+        [tool("a", **CUT), tool("b", parent_command_id="a", **CUT)],
+        [(2, "TT021")],
+    ),
+    (
+        "TT022-note-predicted-green",
+        [tool("a", exit_code=1, ok_preview=False, agent_note="expect green")],
+        [(1, "TT022")],
+    ),
+    (
+        "TT023-no-result",
+        [imported("a", exit_code=None, error="gone", result_missing=True)],
+        [(1, "TT023")],
+    ),
+    (
+        "TT024-marker-written",
+        [
+            imported(
+                "a",
+                tool_name="Write",
+                argv=[
+                    "Write",
+                    json.dumps({"file_path": "f", "content": "x\n…[truncated 5 bytes]…\n"}),
+                ],
+            )
+        ],
+        [(1, "TT024")],
+    ),
+    (
+        "TT025-failure-recorded-as-success",
+        [imported("a", exit_code=2, source_ok=True, source_ok_field="is_error: false")],
+        [(1, "TT025")],
+    ),
 ]
 
 

@@ -1,9 +1,11 @@
 """The truncation-contract linter (``tracetui lint``): runs every registered rule over a run.
 
-The rules are one decorated function each in :mod:`tracetui.analysis.lint_rules`; the registry
-(:data:`RULES`, code → :class:`~tracetui.analysis.lint_registry.Rule`) is in
+The rules are one decorated function each in :mod:`tracetui.analysis.lint_rules` (the contract
+and tracetui's additions) and :mod:`tracetui.analysis.lint_incidents` (TT019–TT025); the
+registry (:data:`RULES`, code → :class:`~tracetui.analysis.lint_registry.Rule`) is in
 :mod:`tracetui.analysis.lint_registry`. This module walks an indexed run, gives each row to the
-rules of its kind, then runs the whole-run rules, and returns the findings in set order.
+rules of its kind that judge its format (own dialects or imported), then runs the whole-run
+rules, and returns the findings in set order.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Importing the rules module is what registers them in RULES.
-from tracetui.analysis import lint_rules  # noqa: F401
-from tracetui.analysis.lint_registry import ERROR, RULES, WARNING, Rule, rules_on
+# Importing the rules modules is what registers them in RULES (lint_incidents imports
+# lint_rules first, so the contract rules come first).
+from tracetui.analysis import lint_incidents  # noqa: F401
+from tracetui.analysis.lint_registry import ERROR, RULES, WARNING, Rule, imported, rules_on
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
@@ -53,12 +56,14 @@ def check_record(
 ) -> list[Finding]:
     """All per-record findings for one record (a gate rule's finding replaces every other).
 
-    ``rules`` are the record rules to run (default: all of them, see :func:`record_rules`).
+    ``rules`` are the record rules to run (default: all of them, see :func:`record_rules`); a
+    rule that does not judge the record's format (own dialects or imported) is skipped.
     """
     is_tool = rec.get("span_type") == "tool"
+    is_imported = imported(span)
     findings: list[Finding] = []
     for r in record_rules() if rules is None else rules:
-        if r.on == "tool" and not is_tool:
+        if (r.on == "tool" and not is_tool) or not r.judges(is_imported):
             continue
         if r.gate:
             gated = [(r.code, msg) for msg in r.check(rec, span)]

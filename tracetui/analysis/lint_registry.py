@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from tracetui.model.spans import FEEDBACK, TRACETUI, TRUNCATION_SPAN, Span
+
 ERROR = "error"
 WARNING = "warning"
 
@@ -26,6 +28,19 @@ Scope = Literal["tool", "record", "bad_line", "run"]
 * ``record``: ``(record dict, Span)`` for every record that could be read;
 * ``bad_line``: ``(BadLine)`` for each line that could not be read as a record;
 * ``run``: ``(RunIndex, gated rows)`` once per run; it yields ``(file, line, message)``.
+"""
+
+Formats = Literal["all", "own", "imported"]
+"""Which records a rule can judge:
+
+* ``all``: every record;
+* ``own``: records in tracetui's JSONL dialects (``tracetui/1``, truncation-span, feedback): the
+  contract rules, which judge how a wrapper filled its own fields;
+* ``imported``: records converted from another agent's trace (``import/<format>``), whose
+  importer records what the rule reads (a call without a result, the format's own verdict).
+
+A rule says nothing on records it cannot judge: it neither guesses nor reports a format's
+missing fields as faults.
 """
 
 Check = TypeVar("Check", bound=Callable[..., Iterator[Any]])
@@ -43,6 +58,12 @@ class Rule:
     check: Callable[..., Iterator[Any]]
     gate: bool = False
     """A finding from a gate rule is the record's only finding: no other rule checks it."""
+    formats: Formats = "all"
+    """Which records the rule judges (the others it leaves alone)."""
+
+    def judges(self, imported: bool) -> bool:
+        """Whether the rule applies to a record that is (or is not) imported."""
+        return self.formats == "all" or (self.formats == "imported") == imported
 
 
 RULES: dict[str, Rule] = {}
@@ -50,7 +71,13 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(
-    code: str, severity: str, description: str, *, on: Scope = "record", gate: bool = False
+    code: str,
+    severity: str,
+    description: str,
+    *,
+    on: Scope = "record",
+    gate: bool = False,
+    formats: Formats = "all",
 ) -> Callable[[Check], Check]:
     """Register the decorated function as lint rule ``code``; the function itself is unchanged."""
     if severity not in (ERROR, WARNING):
@@ -59,10 +86,18 @@ def rule(
     def register(check: Check) -> Check:
         if code in RULES:
             raise ValueError(f"lint rule {code} registered twice")
-        RULES[code] = Rule(code, severity, description, on, check, gate)
+        RULES[code] = Rule(code, severity, description, on, check, gate, formats)
         return check
 
     return register
+
+
+OWN_DIALECTS = frozenset({TRACETUI, TRUNCATION_SPAN, FEEDBACK})
+
+
+def imported(span: Span) -> bool:
+    """Whether a span was converted from another agent's trace (an ``import/<format>`` record)."""
+    return span.dialect not in OWN_DIALECTS
 
 
 def rules_on(scope: Scope) -> tuple[Rule, ...]:

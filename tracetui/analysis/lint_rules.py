@@ -1,9 +1,11 @@
 """The rules of ``tracetui lint``, one decorated function each (see docs/lint.md).
 
 Rules TT001–TT005 are the minimal truncation contract of SPEC §2, applied exactly as written
-there (other checkers implement it too; on those rules our verdicts must be theirs). The rest are
-tracetui's additions. Importing this module registers every rule in
-:data:`tracetui.analysis.lint_registry.RULES`.
+there (other checkers implement it too; on those rules our verdicts must be theirs) to records in
+tracetui's own dialects: an imported record's contract fields are filled by its importer, so the
+contract would judge tracetui, not the agent. The rest are tracetui's additions; the incident
+rules (TT019–TT025) are in :mod:`tracetui.analysis.lint_incidents`. Importing this module
+registers its rules in :data:`tracetui.analysis.lint_registry.RULES`.
 
 Rules of one kind run in the order they are defined here, and their findings on one line come
 out in that order: keep new rules at the end of their section so existing output does not move.
@@ -55,6 +57,7 @@ def missing_contract_keys(rec: dict[str, Any]) -> list[str]:
     "a tool span lacks one of the six contract keys ({s}_bytes, {s}_cap, {s}_truncated)",
     on="tool",
     gate=True,  # the contract says: report the missing keys and check nothing else on the record
+    formats="own",  # an importer fills these keys itself (null = the agent stores none)
 )
 def missing_contract_key(rec: dict[str, Any], span: Span) -> Iterator[str]:
     missing = missing_contract_keys(rec)
@@ -67,6 +70,7 @@ def missing_contract_key(rec: dict[str, Any], span: Span) -> Iterator[str]:
     ERROR,
     "stream clipped without flag: bytes > cap but {s}_truncated is not true",
     on="tool",
+    formats="own",
 )
 def clipped_without_flag(rec: dict[str, Any], span: Span) -> Iterator[str]:
     for s in STREAMS:
@@ -79,7 +83,13 @@ def clipped_without_flag(rec: dict[str, Any], span: Span) -> Iterator[str]:
             )
 
 
-@rule("TT003", ERROR, "flag set under cap: {s}_truncated is true but bytes <= cap", on="tool")
+@rule(
+    "TT003",
+    ERROR,
+    "flag set under cap: {s}_truncated is true but bytes <= cap",
+    on="tool",
+    formats="own",
+)
 def flag_under_cap(rec: dict[str, Any], span: Span) -> Iterator[str]:
     for s in STREAMS:
         nbytes, cap, flag = rec.get(f"{s}_bytes"), rec.get(f"{s}_cap"), rec.get(f"{s}_truncated")
@@ -87,7 +97,9 @@ def flag_under_cap(rec: dict[str, Any], span: Span) -> Iterator[str]:
             yield f"{s} flag set under cap ({s}_bytes {nbytes} <= {s}_cap {cap})"
 
 
-@rule("TT004", ERROR, "full-stream {s}_sha256 present on a clipped stream", on="tool")
+@rule(
+    "TT004", ERROR, "full-stream {s}_sha256 present on a clipped stream", on="tool", formats="own"
+)
 def full_hash_on_clipped(rec: dict[str, Any], span: Span) -> Iterator[str]:
     for s in STREAMS:
         digest = rec.get(f"{s}_sha256")
@@ -95,7 +107,13 @@ def full_hash_on_clipped(rec: dict[str, Any], span: Span) -> Iterator[str]:
             yield f"full hash on a clipped stream ({s}_sha256 set while {s}_truncated is true)"
 
 
-@rule("TT005", ERROR, "ok_preview is true while a stream is flagged truncated", on="tool")
+@rule(
+    "TT005",
+    ERROR,
+    "ok_preview is true while a stream is flagged truncated",
+    on="tool",
+    formats="own",
+)
 def ok_preview_truncated(rec: dict[str, Any], span: Span) -> Iterator[str]:
     if rec.get("ok_preview") is True:
         flagged = [s for s in STREAMS if rec.get(f"{s}_truncated") is True]

@@ -261,6 +261,21 @@ def set_exit(rec: dict[str, Any], code: int | None, error: str | None = None) ->
     rec["error"] = error if code is None else None
 
 
+def set_no_result(rec: dict[str, Any], error: str) -> None:
+    """The call never got a result (the session ended, the result was lost): no exit, ``error``
+    says why, and ``result_missing: true`` says so plainly (lint TT023 reads it)."""
+    set_exit(rec, None, error)
+    rec["result_missing"] = True
+
+
+def set_source_ok(rec: dict[str, Any], ok: bool, field: str) -> None:
+    """Keep the agent format's own verdict on the call: ``source_ok`` (true: it marked the call
+    successful) and ``source_ok_field``, the field as the format wrote it (``is_error: false``).
+    Lint TT025 compares it with the exit the call really had."""
+    rec["source_ok"] = ok
+    rec["source_ok_field"] = field
+
+
 def set_output(
     rec: dict[str, Any],
     preview: str,

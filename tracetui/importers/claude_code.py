@@ -31,7 +31,9 @@ from tracetui.importers._common import (
     iter_jsonl,
     one_line,
     set_exit,
+    set_no_result,
     set_output,
+    set_source_ok,
     shell_argv,
     text_of,
     tool_argv,
@@ -88,7 +90,7 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     for _key, rec in calls.rest():
         if rec.get("result_line") is None:
             # A call with no result: the session ended (or was cut) while the tool ran.
-            set_exit(rec, None, "no result recorded (the session ended before the tool returned?)")
+            set_no_result(rec, "no result recorded (the session ended before the tool returned?)")
         yield rec
 
 
@@ -116,6 +118,8 @@ def _result(
 ) -> bool:
     text = text_of(item.get("content"))
     rec["result_line"] = line_no
+    if isinstance(item.get("is_error"), bool):
+        set_source_ok(rec, not item["is_error"], f"is_error: {str(item['is_error']).lower()}")
     rec["duration_ms"] = duration_ms(rec["started_at"], obj.get("timestamp"))
     full = None
     if rec["tool_name"] == "Bash" and isinstance(tool_result, dict):

@@ -33,7 +33,9 @@ from tracetui.importers._common import (
     iter_jsonl,
     parse_time,
     set_exit,
+    set_no_result,
     set_output,
+    set_source_ok,
     shell_argv,
     text_of,
 )
@@ -280,8 +282,10 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
         rec["output_bytes"] = len(full.encode("utf-8", errors="replace"))
         rec["model_view_recorded"] = False
     code = rec.pop("_exit", None)
+    if status in ("completed", "failed"):  # the exec stream's own verdict on the command
+        set_source_ok(rec, status == "completed", f"status: {status}")
     if not rec.pop("_ended", False):
-        set_exit(rec, None, "no end event (still running, or the stream was cut)")
+        set_no_result(rec, "no end event (still running, or the stream was cut)")
     elif code is None:
         set_exit(
             rec,

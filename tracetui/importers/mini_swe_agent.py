@@ -31,6 +31,7 @@ from tracetui.importers._common import (
     load_json,
     one_line,
     set_exit,
+    set_no_result,
     set_output,
     shell_argv,
     text_of,
@@ -111,7 +112,7 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
                 as_int(extra.get("returncode")),
             )
     for rec in calls.values():
-        set_exit(rec, None, "no result recorded (the run ended before the command returned?)")
+        set_no_result(rec, "no result recorded (the run ended before the command returned?)")
     for rec in order:
         rec.pop("_ts", None)
         yield rec
@@ -166,7 +167,7 @@ def _convert_v1(path: str, messages: list[Any], problems: Problems) -> Iterator[
             guarded(problems, f"messages[{i}]", _observation, rec, text, None, None)
             yield rec
     if pending is not None:
-        set_exit(pending, None, "no result recorded (the run ended before the command returned?)")
+        set_no_result(pending, "no result recorded (the run ended before the command returned?)")
         yield pending
 
 

@@ -34,6 +34,7 @@ from tracetui.importers._common import (
     one_line,
     open_bytes,
     set_exit,
+    set_no_result,
     set_output,
     shell_argv,
     text_of,
@@ -195,7 +196,7 @@ def _span(
     if isinstance(args.get("cwd"), str):
         rec["cwd"] = args["cwd"]
     if obs is None:
-        set_exit(rec, None, "no observation recorded (the run ended before the command returned?)")
+        set_no_result(rec, "no observation recorded (the run ended before the command returned?)")
         return rec
     rec["duration_ms"] = duration_ms(rec["started_at"], obs.get("timestamp"))
     text = text_of(obs.get("content"))
