@@ -28,7 +28,14 @@ from tracetui.live.watch import HEAD, DirWatch, FileState, Waiter, ident_of, mak
 from tracetui.model.spans import Span
 from tracetui.store import fastindex
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import BadLine, RawLine, iter_lines, parse_line
+from tracetui.store.reader import (
+    BadLine,
+    NotRegularFile,
+    RawLine,
+    iter_lines,
+    open_regular,
+    parse_line,
+)
 from tracetui.store.runset import Member, Run, sidecar_path
 
 Item = Span | BadLine
@@ -121,6 +128,8 @@ class Follower:
         self._known: dict[int, Item] = {}
         self.truncated_seen = False
         """The live base no longer starts with what was read: a copy-and-truncate happened."""
+        self._refused_base = False
+        """The base was found not to be a regular file (noted once)."""
         self._dirwatch = DirWatch(self.folder, on_new_run) if watch_dir and on_new_run else None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -176,7 +185,7 @@ class Follower:
         """Open the members present at start; they are read (oldest first) by the next polls."""
         for m in self.run.members:
             try:
-                fh = open(m.path, "rb", buffering=0)  # noqa: SIM115 - held until the file is read
+                fh = open_regular(m.path)  # held until the file is read
             except OSError as exc:
                 self._note(f"{m.name}: cannot read: {exc.strerror}")
                 continue
@@ -194,7 +203,7 @@ class Follower:
         """Start reading the run's re-runs file: at start, or when a first re-run creates it."""
         path = self.run.sidecar or sidecar_path(self.run.base)
         try:
-            fh = open(path, "rb", buffering=0)  # noqa: SIM115 - kept open across polls
+            fh = open_regular(path)  # kept open across polls
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -211,7 +220,7 @@ class Follower:
             try:
                 if f.gz and not f.spooled and f.fh is not None:
                     raw = f.fh
-                    f.fh = spool(raw, self.index.adopt_temp)
+                    f.fh = spool(raw, self.index.adopt_temp, self._note, os.path.basename(f.path))
                     f.spooled = True
                     raw.close()
                 if not self._ingest(f, final=True):
@@ -282,9 +291,17 @@ class Follower:
 
     def _open_base(self) -> FileState | None:
         try:
-            fh = open(self.base, "rb", buffering=0)  # noqa: SIM115 - held while the base is live
+            fh = open_regular(self.base)  # held while the base is live
+        except NotRegularFile as exc:
+            # A FIFO or a device (a link to /dev/zero, say) would block or never end: say so
+            # once, and look again on later polls in case a real file takes its place.
+            if not self._refused_base:
+                self._refused_base = True
+                self._note(f"{os.path.basename(self.base)}: {exc.strerror}: not followed")
+            return None
         except OSError:
             return None  # gone again between stat and open: the next poll will see it
+        self._refused_base = False
         ident = ident_of(os.fstat(fh.fileno()))
         f = FileState(self.base, 0, False, ident, fh=fh)
         self._rot.files.append(f)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from tracetui.live.watch import HEAD, FileState, OnDisk, list_members, read_head, same_start, spool
 from tracetui.store.index import RunIndex
+from tracetui.store.reader import open_regular
 
 RESCAN_EVERY = 2.0
 """Seconds between full directory rescans even when the folder's mtime did not change."""
@@ -224,8 +225,8 @@ class RotationTracker:
             self.index.repoint_member(f.mno, path=path, number=number, gz=gz)
             return
         try:
-            with open(path, "rb") as fh:
-                copy = spool(fh, self.index.adopt_temp)
+            with open_regular(path) as fh:
+                copy = spool(fh, self.index.adopt_temp, self._note, os.path.basename(path))
             readable = copy.name if isinstance(copy.name, str) else path
             copy.close()
         except (OSError, EOFError, gzip.BadGzipFile) as exc:

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from tracetui.store.gz import gunzip_to
+from tracetui.store.reader import open_regular
 from tracetui.store.runset import RUN_SUFFIXES, SIDECAR_SUFFIX, split_member_name
 
 POLL_MIN = 0.05
@@ -123,24 +125,30 @@ def head_of(fh: IO[bytes], gz: bool) -> bytes | None:
 def read_head(path: str, gz: bool) -> bytes | None:
     """First HEAD bytes of a file (decompressed); None when it cannot be read (yet)."""
     try:
-        if gz:
-            with gzip.open(path, "rb") as fh:
-                return fh.read(HEAD)
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
+            if gz:
+                with gzip.GzipFile(fileobj=fh, mode="rb") as z:
+                    return z.read(HEAD)
             return fh.read(HEAD)
     except (OSError, EOFError):
         return None
 
 
-def spool(fh: IO[bytes], adopt: Callable[[str], None]) -> IO[bytes]:
+def spool(
+    fh: IO[bytes],
+    adopt: Callable[[str], None],
+    note: Callable[[str], None] | None = None,
+    name: str = "gzip member",
+) -> IO[bytes]:
     """Decompress a gzip member to a temp file; ``adopt`` takes ownership of its path (the
-    index's ``adopt_temp``: it is removed when the index closes)."""
+    index's ``adopt_temp``: it is removed when the index closes). Decompression is bounded and
+    keeps what precedes damage; ``note`` hears what was wrong, if anything."""
     fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
     adopt(tmp)
-    from tracetui.store.gz import gunzip_to  # bounded; keeps what precedes damage (note unused)
-
     with os.fdopen(fd, "wb") as out:
-        gunzip_to(fh, out, os.path.basename(str(getattr(fh, "name", "gzip member"))))
+        done = gunzip_to(fh, out, name)
+    if done.note and note is not None:
+        note(done.note)
     return open(tmp, "rb", buffering=0)
 
 
@@ -190,7 +198,7 @@ def _list_once(folder: str, base_name: str) -> tuple[list[OnDisk], bool]:
     stable = True
     for path, number, gz in names:
         try:
-            fh = open(path, "rb", buffering=0)  # noqa: SIM115 - the caller closes it after matching
+            fh = open_regular(path)  # the caller closes it after matching
         except FileNotFoundError:
             stable = False  # renamed away since the folder was read
             continue
