@@ -8,7 +8,9 @@ rotation renames files around us the next read opens whatever the path names now
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import threading
 from collections import OrderedDict
 
@@ -76,8 +78,14 @@ class LineFiles:
         if fd is not None:
             self._fds.move_to_end(key)
             return fd
-        fd = os.open(readable, os.O_RDONLY)
-        key = (os.fstat(fd).st_ino, readable)  # what was opened, should the path have changed
+        # Without blocking, then checked: a FIFO swapped in under a member's name must not
+        # freeze the viewer (a pread on it fails; on a device it is refused here).
+        fd = os.open(readable, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a regular file any more")
+        key = (st.st_ino, readable)  # what was opened, should the path have changed
         old = self._fds.pop(key, None)
         if old is not None:
             os.close(old)
