@@ -72,3 +72,10 @@ def test_ambiguous_id_exits_2_listing_candidates(
         f"tracetui: {command}: id '1b5a' is ambiguous: "
         f"1b5a4 ({STAMP}1b5a45f2), 1b5a9 ({STAMP}1b5a9999)\n"
     )
+
+
+def test_tail_shows_the_part_that_differs(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The finding: every row read `20261201T084`, the timestamp the ids share.
+    assert cli.main(["tail", "--once", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[2] for line in out.splitlines()] == ["aeac", "1b5a4", "1b5a9"]

@@ -49,7 +49,12 @@ SHOWN_CASES = [
     (
         "control-characters-neutralised",
         ["bad\x1b[31mid", "bad\x1b[32mid"],
-        ["1mid", "2mid"],
+        ["␛[31", "␛[32"],
+    ),
+    (
+        "shared-ending-dropped",
+        ["c0001-long-id", "c0002-long-id", "c0013-long-id"],
+        ["0001", "0002", "0013"],
     ),
     ("none-and-empty", [None, "", "c0000001"], ["-", "-", "0001"]),
 ]

@@ -188,7 +188,9 @@ class _Printer:
         if self.as_json:
             sys.stdout.buffer.write(_json_line(item, path, line))
             return
-        text = _text_line(item, path, line)
+        from tracetui.store.ids import cell_id
+
+        text = _text_line(item, path, line, cell_id(f.index, getattr(item, "command_id", None), 12))
         if self.several:
             from tracetui.model.text import neutralize_line
 
@@ -235,14 +237,14 @@ def _json_line(item: Any, path: str, line: int) -> bytes:
     return dump_json(obj) + b"\n"
 
 
-def _text_line(item: Any, path: str, line: int) -> str:
+def _text_line(item: Any, path: str, line: int, sid: str) -> str:
+    """One span as a text row; ``sid`` is its displayed id (store/ids.py), already neutralised."""
     from tracetui.model.text import neutralize_line, quote_argv
     from tracetui.store.reader import BadLine
 
     if isinstance(item, BadLine):
         return neutralize_line(f"!! {path}:{line}: {item.reason}")
     when = _short_time(item.started_at)
-    sid = neutralize_line((item.command_id or "-")[:12])
     exit_ = "exit —" if item.exit_code is None else f"exit {item.exit_code}"
     sizes = [s.bytes for s in item.streams]
     total = "?" if all(b is None for b in sizes) else _human(sum(b or 0 for b in sizes))

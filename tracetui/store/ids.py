@@ -5,8 +5,10 @@ characters, like git), taken from the part of the id that tells spans apart:
 
 - the recorder's ids (``20261129T231150.848677Z-1b5a45f2``) start with a timestamp that many
   spans share, so their *key* is the random suffix after the last ``-``;
-- other ids (imported ``toolu_01…``, generated ``c0000008``) drop the prefix every such id of the
-  run shares, keeping at least ``MIN_SHOWN`` characters (``c0000008`` → ``0008``);
+- other ids (imported ``toolu_01…``, generated ``c0000008``) drop the prefix and the ending
+  every such id of the run shares, keeping at least ``MIN_SHOWN`` characters by taking back
+  characters before the part that differs (``c0000008`` → ``0008``, ``c0004-long-id`` →
+  ``0004`` when every id ends ``-long-id``);
 - when two different ids end up with the same key, both are shown whole.
 
 Everything is computed on the neutralised text (:func:`tracetui.model.text.neutralize_line`),
@@ -76,6 +78,9 @@ class IdTable:
         self._high: str | None = None
         self._shared = 0
         """Length of the prefix every id in ``_others`` shares."""
+        self._ending: str | None = None
+        self._tail = 0
+        """Length of the ending every id in ``_others`` shares (0 while there is only one)."""
         self._keys: list[str] = []
         """Sorted keys, one per distinct id (equal keys of different ids stay side by side)."""
         self.extend(ids)
@@ -110,8 +115,14 @@ class IdTable:
                 low, high = min(low, self._low), max(high, self._high)
             self._low, self._high = low, high
             shared = _common_prefix(low, high)
-            if shared != self._shared or len(self._others) == len(new_others):
-                self._shared = shared
+            ending = new_others[0] if self._ending is None else self._ending
+            for text in new_others:
+                while not text.endswith(ending):
+                    ending = ending[1:]
+            self._ending = ending
+            tail = len(ending) if len(self._others) > 1 else 0
+            if (shared, tail) != (self._shared, self._tail) or len(self._others) == len(new_others):
+                self._shared, self._tail = shared, tail
                 self._rebuild()
                 return
             new_keys.extend(self._key_of_other(t) for t in new_others)
@@ -120,7 +131,13 @@ class IdTable:
             self._keys.sort()
 
     def _key_of_other(self, text: str) -> str:
-        return text[max(0, min(self._shared, len(text) - MIN_SHOWN)) :]
+        n = len(text)
+        start = min(self._shared, n)
+        end = max(start, n - self._tail)
+        if end - start < MIN_SHOWN:  # too little differs: take characters before it, then after
+            start = max(0, end - MIN_SHOWN)
+            end = min(n, start + MIN_SHOWN)
+        return text[start:end]
 
     def _rebuild(self) -> None:
         keys = list(self._stamp_keys)
