@@ -24,7 +24,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import repeat
 from typing import cast
 
@@ -43,6 +43,7 @@ from tracetui.model.spans import Facts, Span
 from tracetui.store import fastindex, gz
 from tracetui.store.fastindex import Batch, Item
 from tracetui.store.linefiles import LineFiles
+from tracetui.store.members import IndexedMember, Snapshot, Stats, clamp32
 from tracetui.store.reader import (
     MAX_LINE,
     BadLine,
@@ -53,43 +54,6 @@ from tracetui.store.reader import (
     parse_facts,
 )
 from tracetui.store.runset import Member, Run
-
-
-@dataclass(slots=True)
-class Stats:
-    """Running totals of the committed rows (the header and the summary read them)."""
-
-    spans: int = 0
-    bad_lines: int = 0
-    failed: int = 0
-    truncated: int = 0
-    hidden_bytes: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What the index holds at one moment, copied under its lock: totals that agree."""
-
-    rows: int
-    """Committed rows."""
-    stats: Stats
-    latest_failure: int | None
-    """Row of the latest failure among the committed rows, or None."""
-    generation: int
-
-
-@dataclass(slots=True)
-class IndexedMember:
-    """A member as the index knows it, with where to read it from."""
-
-    member: Member
-    readable: str
-    """Path used for random access: the member itself, a decompressed copy of a gz member, or
-    "" once the file is gone (reads of its rows then say so)."""
-    size: int = 0
-    """Bytes indexed so far (of the decompressed stream for gz)."""
-    lines: int = 0
-    """Lines seen so far."""
 
 
 class RunIndex:
@@ -331,7 +295,7 @@ class RunIndex:
         stats.hidden_bytes += hidden or 0
         stats.spans += 1
         self.flags[row] = flags
-        self.exit[row] = NO_EXIT if parsed.exit_code is None else _clamp32(parsed.exit_code)
+        self.exit[row] = NO_EXIT if parsed.exit_code is None else clamp32(parsed.exit_code)
         self.hidden[row] = NO_VALUE if hidden is None else hidden
         self.ids[row] = parsed.command_id
         if parsed.parent_command_id is not None:
@@ -521,7 +485,3 @@ class RunIndex:
 
     def __del__(self) -> None:  # temp copies of gz members must not outlive the index
         self.close()
-
-
-def _clamp32(v: int) -> int:
-    return max(-(2**31) + 1, min(2**31 - 1, v))
