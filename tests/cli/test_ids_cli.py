@@ -79,3 +79,69 @@ def test_tail_shows_the_part_that_differs(run: Path, capsys: pytest.CaptureFixtu
     assert cli.main(["tail", "--once", str(run)]) == 0
     out = capsys.readouterr().out
     assert [line.split()[2] for line in out.splitlines()] == ["aeac", "1b5a4", "1b5a9"]
+
+
+def _record(
+    tmp_path: Path, *flags: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            *ENTRY,
+            "run",
+            *flags,
+            "--",
+            PY,
+            "-c",
+            "import sys; print('out'); sys.stderr.write('err\\n')",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        env=env,
+    )
+
+
+def _ids(tmp_path: Path) -> list[str]:
+    lines = (tmp_path / "feedback_record.jsonl").read_text().splitlines()
+    return [json.loads(x)["command_id"] for x in lines]
+
+
+def test_run_prints_the_id_on_stderr_when_asked(tmp_path: Path) -> None:
+    first = _record(tmp_path, "--print-id")
+    (cid,) = _ids(tmp_path)
+    short = cid.rpartition("-")[2][:4]
+    assert (first.returncode, first.stdout) == (0, "out\n")  # stdout stays the capped view
+    assert first.stderr == f"err\ntracetui: recorded {short} ({cid})\n"  # after the command's
+    # The printed id chains the next attempt, and rerun/report accept its short form.
+    second = _record(tmp_path, "--parent", short)
+    assert (second.returncode, second.stdout, second.stderr) == (0, "out\n", "err\n")
+    recs = [json.loads(x) for x in (tmp_path / "feedback_record.jsonl").read_text().splitlines()]
+    assert recs[1]["parent_command_id"] == cid  # recorded whole, so the chain links
+    assert cli.main(["report", str(tmp_path / "feedback_record.jsonl"), "--id", short]) == 0
+
+
+def test_run_writes_the_id_to_the_file_the_harness_names(tmp_path: Path) -> None:
+    import os
+
+    target = tmp_path / "last-id"
+    p = _record(tmp_path, env={**os.environ, "TRACETUI_ID_FILE": str(target)})
+    assert (p.returncode, p.stdout, p.stderr) == (0, "out\n", "err\n")  # nothing added
+    assert target.read_text() == _ids(tmp_path)[0] + "\n"
+
+
+def test_run_refuses_an_ambiguous_parent_before_running(run: Path) -> None:
+    p = subprocess.run(
+        [*ENTRY, "run", "--log", str(run), "--parent", "1b5a", "--", PY, "-c", "print('ran')"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (
+        f"tracetui: run: --parent: id '1b5a' is ambiguous: "
+        f"1b5a4 ({STAMP}1b5a45f2), 1b5a9 ({STAMP}1b5a9999)\n"
+    )
+    assert len(run.read_text().splitlines()) == len(IDS)  # nothing recorded

@@ -51,6 +51,8 @@ DEFAULT_CLIP = "head"
 CLIPS = ("head", "tail", "head_tail")
 DEFAULT_MAX_BYTES = 1 << 20
 DEFAULT_KEEP = 4
+ID_FILE_ENV = "TRACETUI_ID_FILE"
+"""Environment variable naming a file the recorded id is written to (for harnesses)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -111,6 +113,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="extra secret pattern replaced in previews, argv and note (repeatable)",
     )
     p.add_argument("--tool-name", metavar="NAME", help="tool name (default: basename of ARGV[0])")
+    p.add_argument(
+        "--print-id",
+        action="store_true",
+        help="after the command's output, print 'tracetui: recorded SHORT (ID)' on stderr "
+        f"(or set {ID_FILE_ENV}=PATH to have the id written to PATH)",
+    )
     p.add_argument("argv", nargs=argparse.REMAINDER, help="the command, after --")
     p.set_defaults(func=main)
 
@@ -143,6 +151,7 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(f"run: {exc}") from None
     except OSError as exc:
         raise UsageError(f"run: cannot write the log {args.log}: {exc.strerror or exc}") from None
+    parent = _whole_parent(log, args.parent) if args.parent else args.parent
     try:
         result = run_with_feedback(
             argv,
@@ -150,7 +159,7 @@ def main(args: argparse.Namespace) -> int:
             cap=args.cap,
             clip=args.clip,
             note=args.note,
-            parent=args.parent,
+            parent=parent,
             timeout=args.timeout,
             max_bytes=args.max_bytes,
             keep=args.keep,
@@ -170,7 +179,67 @@ def main(args: argparse.Namespace) -> int:
     _emit(sys.stderr, result.stderr_view)
     if result.record["error"]:
         print(f"tracetui run: {result.record['error']}", file=sys.stderr)
+    # The id goes out only when asked: the agent's captured stdout and stderr stay exactly the
+    # capped view (docs/recording.md, "Getting the id").
+    cid = result.record.get("command_id")
+    if isinstance(cid, str):
+        if args.print_id:
+            print(f"tracetui: recorded {_shown(log, cid)}", file=sys.stderr)
+        id_file = os.environ.get(ID_FILE_ENV)
+        if id_file:
+            _write_id(id_file, cid)
     return result.exit_status
+
+
+def _whole_parent(log: str, parent: str) -> str:
+    """The whole id ``--parent`` names in the log (a displayed form, prefix or substring works
+    like every ``--id``); an id the log does not hold is recorded as given."""
+    from tracetui.store.build import build_index
+    from tracetui.store.ids import IdError, IdNotFound, resolve
+    from tracetui.store.runset import RunSetError, open_path
+
+    if not os.path.exists(log):
+        return parent
+    try:
+        index = build_index(open_path(log)[0])
+    except (OSError, RunSetError, IndexError):
+        return parent
+    if parent in index.id_rows:
+        return parent
+    try:
+        _ix, row = resolve([index], parent)
+    except IdNotFound:
+        return parent
+    except IdError as exc:
+        raise UsageError(f"run: --parent: {exc}") from None
+    return index.ids[row] or parent
+
+
+def _shown(log: str, cid: str) -> str:
+    """``1b5a (20261129T…-1b5a45f2)``: the id as the viewer shows it in this run, and whole."""
+    from tracetui.model.text import neutralize_line
+    from tracetui.store.build import build_index
+    from tracetui.store.ids import shown_id
+    from tracetui.store.runset import RunSetError, open_path
+
+    whole = neutralize_line(cid)
+    try:
+        index = build_index(open_path(log)[0])
+        short = shown_id(index, cid)
+    except (OSError, RunSetError, IndexError):  # the log moved or went: the whole id still helps
+        return whole
+    return whole if short == whole else f"{short} ({whole})"
+
+
+def _write_id(path: str, cid: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(cid + "\n")
+    except OSError as exc:
+        print(
+            f"tracetui run: cannot write {ID_FILE_ENV}={path}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
 
 
 def _emit(stream: TextIO, text: str) -> None:

@@ -42,6 +42,10 @@ class IdError(Exception):
     """An ``--id`` that names no span, or several: the CLI turns it into exit 2."""
 
 
+class IdNotFound(IdError):
+    """An ``--id`` that names no span at all (as opposed to several)."""
+
+
 def plain(cid: str) -> str:
     """The id as shown and matched: neutralised (printable ASCII is returned as is, quickly)."""
     return cid if cid.isascii() and cid.isprintable() else neutralize_line(cid)
@@ -258,4 +262,4 @@ def resolve(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
             listed = sorted(_candidate(tables[id(ix)], cid) for ix, cid, _ in hits)
             more = f" (and {len(listed) - CANDIDATES} more)" if len(listed) > CANDIDATES else ""
             raise IdError(f"id {quoted} is ambiguous: {', '.join(listed[:CANDIDATES])}{more}")
-    raise IdError(f"no span with id {quoted}")
+    raise IdNotFound(f"no span with id {quoted}")
