@@ -305,8 +305,8 @@ def marker_written_to_file(rec: dict[str, Any], span: Span) -> Iterator[str]:
     if found is not None:
         where, marker = found
         yield (
-            f"the {span.display_name} call writes a {marker.family} truncation marker into a "
-            f"file (in {where}): it copied a cut output as if it were the file"
+            f"the {span.display_name} call writes a truncation marker ({marker.family}) into a "
+            f"file, in {where}: it copied a cut output as if it were the file"
         )
 
 

@@ -1,10 +1,15 @@
-"""The facts of a run for scripts (``tracetui summary --json``, SPEC §4)."""
+"""The facts of a run for scripts (``tracetui summary --json``, SPEC §4).
+
+Beside SPEC §4's keys, ``suspicions`` counts the rows firing each incident rule (TT019–TT025,
+every code present, zero included): see docs/lint.md and :mod:`tracetui.analysis.suspicions`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tracetui.analysis.chains import ChainIndex
+from tracetui.analysis.suspicions import count_suspicions
 from tracetui.model.flags import SIDECAR
 from tracetui.store.index import RunIndex
 
@@ -51,6 +56,7 @@ def summarize(index: RunIndex) -> dict[str, Any]:
         "hidden_bytes": stats.hidden_bytes,
         "latest_failure": latest,
         "chains": chains,
+        "suspicions": count_suspicions(index),
     }
 
 
@@ -69,6 +75,10 @@ def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
             (s["latest_failure"] for s in reversed(summaries) if s["latest_failure"]), None
         ),
         "chains": [c for s in summaries for c in s["chains"]],
+        "suspicions": {
+            code: sum(s["suspicions"][code] for s in summaries)
+            for code in summaries[0]["suspicions"]
+        },
         "runs": summaries,
     }
     return out
