@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,17 @@ from tracetui.store import fastindex
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path
+
+
+@pytest.fixture(autouse=True)  # imported by each hostile test module, so autouse there
+def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """TMPDIR (and tempfile's cached choice) pointed at an empty folder of this test's own."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # crash reports, if any
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    yield tmp
 
 
 def temps(tmp_path: Path) -> list[str]:

@@ -11,12 +11,15 @@ import gzip
 import io
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_helpers import both_paths, run_cli, temps
+from hostile_helpers import (
+    both_paths,
+    private_temp,  # noqa: F401 - an autouse fixture, used by being here
+    run_cli,
+    temps,
+)
 from records import encode_line, tool
 
 from tracetui.store import gz
@@ -25,17 +28,6 @@ from tracetui.store.runset import open_path
 
 GOOD = encode_line(tool("good"))
 NEWEST = encode_line(tool("newest"))
-
-
-@pytest.fixture(autouse=True)
-def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """TMPDIR (and tempfile's cached choice) pointed at an empty folder of this test's own."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setenv("TMPDIR", str(tmp))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # crash reports, if any
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    yield tmp
 
 
 # ------------------------------------------------------------------------------ gzip members

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import zipfile
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_helpers import both_paths, run_cli
+from hostile_helpers import (
+    both_paths,
+    private_temp,  # noqa: F401 - an autouse fixture, used by being here
+    run_cli,
+)
 from records import encode_line, tool
 
 from tracetui.store.build import build_index
@@ -30,17 +32,6 @@ from tracetui.store.runset import RunSetError, open_path
 DATA = Path(__file__).resolve().parents[1] / "data" / "agents"
 GOOD = encode_line(tool("good"))
 NEWEST = encode_line(tool("newest"))
-
-
-@pytest.fixture(autouse=True)
-def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """TMPDIR (and tempfile's cached choice) pointed at an empty folder of this test's own."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setenv("TMPDIR", str(tmp))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # crash reports, if any
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    yield tmp
 
 
 # ------------------------------------------------------------------------------ absurd numbers
