@@ -83,9 +83,9 @@ def test_summary_text(hostile_run: Path) -> None:
     assert p.returncode == 0
     assert_inert(p)
     lines = p.stdout.decode().splitlines()
-    assert f"chain root{SHOWN}: 2 attempts, final exit 1" in lines
+    assert f"chain root (root{SHOWN}): 2 attempts, final exit 1" in lines  # displayed, whole
     assert (
-        f"latest failure  exit 1  echo '{SHOWN}'  ({hostile_run}/{BASE_SHOWN}:2)" in lines
+        f"latest failure  exit 1  echo '{SHOWN}'  ({hostile_run}/{BASE_SHOWN}:2)  id chil" in lines
     )  # the file name of the latest failure, neutralised
     assert p.stderr.decode().splitlines() == [note_line(hostile_run)]
 

@@ -145,3 +145,15 @@ def test_run_refuses_an_ambiguous_parent_before_running(run: Path) -> None:
         f"1b5a4 ({STAMP}1b5a45f2), 1b5a9 ({STAMP}1b5a9999)\n"
     )
     assert len(run.read_text().splitlines()) == len(IDS)  # nothing recorded
+
+
+def test_summary_text_names_ids_as_displayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "run.jsonl"
+    recs = [tool(IDS[0], exit_code=1), tool(IDS[1], parent_command_id=IDS[0], exit_code=1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert cli.main(["summary", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"chain aeac ({IDS[0]}): 2 attempts, final exit 1" in lines
+    assert lines[-2].endswith(f"({path}:2)  id 1b5a")

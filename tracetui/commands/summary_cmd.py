@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracetui.store.index import RunIndex
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,10 +48,25 @@ def main(args: argparse.Namespace) -> int:
     lf = result["latest_failure"]
     if lf:
         where = neutralize_line(f"{lf['file']}:{lf['line']}")
-        print(f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({where})")
+        cid = lf["command_id"]
+        named = f"  id {_shown(indexes, cid, whole=False)}" if isinstance(cid, str) else ""
+        print(
+            f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({where}){named}"
+        )
     for chain in result["chains"]:
-        root = neutralize_line(str(chain["root"]))
+        root = _shown(indexes, chain["root"]) if isinstance(chain["root"], str) else "?"
         print(
             f"chain {root}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}"
         )
     return 0
+
+
+def _shown(indexes: Sequence[RunIndex], cid: str, *, whole: bool = True) -> str:
+    """The displayed id (store/ids.py) in the run holding ``cid``; ``short (whole)`` if asked."""
+    from tracetui.model.text import neutralize_line
+    from tracetui.store.ids import shown_id
+
+    full = neutralize_line(cid)
+    ix = next((ix for ix in indexes if cid in ix.id_rows), None)
+    short = full if ix is None else shown_id(ix, cid)
+    return f"{short} ({full})" if whole and short != full else short
