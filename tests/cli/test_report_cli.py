@@ -45,8 +45,8 @@ def test_report_to_stdout(billing: Path) -> None:
         "3 attempts; the last one exited 0. The agent never saw 16,014 bytes (66%) of attempt 1's stdout."
         " 2 more attempts were clipped too."
     ) in p.stdout
-    assert f"| 1 | `{FIRST}` | 1 | 42.3 s | 8,192 / 24,206 | 0 / 0 | 16,014 | 66% |" in lines
-    assert f"| 3 | `{THIRD}` | 0 | 41.4 s | 8,192 / 22,445 | 0 / 0 | 14,253 | 64% |" in lines
+    assert "| 1 | `3f76` | 1 | 42.3 s | 8,192 / 24,206 | 0 / 0 | 16,014 | 66% |" in lines
+    assert "| 3 | `a306` | 0 | 41.4 s | 8,192 / 22,445 | 0 / 0 | 14,253 | 64% |" in lines
     assert p.stdout.count("✂──── 16,014 bytes the agent never saw ────✂") == 2
     assert p.stderr == ""
 

@@ -345,13 +345,22 @@ def _verdict(
     return sentence
 
 
+def _named(index: RunIndex, cid: str | None) -> str:
+    """An id in a heading: its displayed form (store/ids.py), then the whole id if that differs."""
+    if not cid:
+        return code_span("?")
+    shown = ids.shown_id(index, cid)
+    whole = neutralize_line(cid)
+    return code_span(shown) if shown == whole else f"{code_span(shown)} ({code_span(whole)})"
+
+
 def _table(index: RunIndex, spans: list[tuple[int, Span | None]]) -> list[str]:
     out = [
         "| attempt | id | exit | duration | stdout shown / produced | stderr shown / produced | hidden | share |",
         "|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for k, (r, span) in enumerate(spans, 1):
-        cid = code_span(index.ids[r] or "?", cell=True)
+        cid = code_span(ids.shown_id(index, index.ids[r]) if index.ids[r] else "?", cell=True)
         if span is None:
             out.append(f"| {k} | {cid} | ? | ? | ? | ? | ? | ? |")
             continue
@@ -368,15 +377,15 @@ def _table(index: RunIndex, spans: list[tuple[int, Span | None]]) -> list[str]:
 def _attempt(
     index: RunIndex, k: int, row: int, span: Span | None, reruns: dict[str, list[int]]
 ) -> list[str]:
-    cid = index.ids[row] or "?"
+    cid = _named(index, index.ids[row])
     path, line = index.location(row)
     if span is None:
         return [
-            f"## Attempt {k}: {code_span(cid)}",
+            f"## Attempt {k}: {cid}",
             "",
             f"This line cannot be read any more ({code_span(f'{path}:{line}')}).",
         ]
-    out = [f"## Attempt {k}: {code_span(cid)}, exit {_exit_text(span)}", ""]
+    out = [f"## Attempt {k}: {cid}, exit {_exit_text(span)}", ""]
     out.append(
         f"- **argv**: {code_span(quote_argv(span.argv)) if span.argv else '(none recorded)'}"
     )
@@ -479,9 +488,9 @@ def _split(f: StreamFacts) -> tuple[str, str, bool]:
 
 
 def _rerun(index: RunIndex, row: int, original: Span, rerun: Span) -> list[str]:
-    rid = index.ids[row] or "?"
+    rid = _named(index, index.ids[row])
     when = code_span(rerun.started_at) if rerun.started_at else "time unknown"
-    out = [f"### Re-run {code_span(rid)} ({when})", ""]
+    out = [f"### Re-run {rid} ({when})", ""]
     then, now = _exit_text(original), _exit_text(rerun)
     out.append(
         f"- **exit**: then {then}, now {now}"
