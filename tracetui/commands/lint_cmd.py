@@ -1,8 +1,9 @@
-"""`tracetui lint PATH… [--format text|json] [--strict]`: check the truncation contract.
+"""`tracetui lint PATH… [--format text|json|sarif] [--strict]`: check the truncation contract.
 
 Exit 0 when clean, 1 when there are problems (warnings count only with ``--strict``), 2 for
 unusable input or usage. Text lines are ``FILE:LINE: CODE message``; the last line ``issues=N``.
-File names and messages are neutralised in text; JSON goes through ``dump_json`` (nothing raw).
+File names and messages are neutralised in text; JSON and SARIF go through ``dump_json``
+(nothing raw).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("lint", help="check the truncation contract (for CI and postmortems)")
     p.add_argument("paths", nargs="*", metavar="PATH", help="run file, rotated member or directory")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
     p.add_argument("--list-rules", action="store_true", help="print every rule code and exit")
     p.set_defaults(func=main)
@@ -39,7 +40,13 @@ def main(args: argparse.Namespace) -> int:
     issues = [i for ix in load_runs(args.paths) for i in lint_index(ix)]
     errors = sum(1 for i in issues if i.severity != WARNING)
     warnings = len(issues) - errors
-    if args.format == "json":
+    if args.format == "sarif":
+        from tracetui import __version__
+        from tracetui.analysis.sarif import sarif_log
+
+        log = sarif_log(issues, RULES.values(), version=__version__)
+        sys.stdout.buffer.write(dump_json(log, indent=True) + b"\n")
+    elif args.format == "json":
         doc = {
             "issues": [i.as_dict() for i in issues],
             "count": len(issues),

@@ -1,0 +1,154 @@
+"""`tracetui lint --format sarif`: a SARIF 2.1.0 log that validates, lists every rule, carries
+the same findings as the text output, names files relative to the working directory, and lets
+no control or bidi character through raw."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from records import tool
+
+from tracetui.analysis.lint import RULES
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-subset.schema.json").read_text())
+HOSTILE = "\x1b]52;c;aGk=\x07\u202e\u200b"
+
+
+def tracetui(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "tracetui", *args], capture_output=True, cwd=str(cwd)
+    )
+
+
+def sarif(*args: str, cwd: Path = ROOT) -> tuple[int, dict[str, Any], bytes]:
+    p = tracetui("lint", "--format", "sarif", *args, cwd=cwd)
+    assert p.stderr == b"" or b"Traceback" not in p.stderr
+    return p.returncode, json.loads(p.stdout), p.stdout
+
+
+def validate(doc: dict[str, Any]) -> None:
+    jsonschema.Draft7Validator(SCHEMA).validate(doc)
+
+
+def results(doc: dict[str, Any]) -> list[tuple[str, str, str, str | None, int | None, str]]:
+    """(ruleId, level, uri, uriBaseId, startLine, message) of each result."""
+    out = []
+    for r in doc["runs"][0]["results"]:
+        (loc,) = r["locations"]
+        art = loc["physicalLocation"]["artifactLocation"]
+        region = loc["physicalLocation"].get("region")
+        out.append(
+            (
+                r["ruleId"],
+                r["level"],
+                art["uri"],
+                art.get("uriBaseId"),
+                region["startLine"] if region else None,
+                r["message"]["text"],
+            )
+        )
+    return out
+
+
+def test_sample_run_log_validates_and_matches_the_text_output() -> None:
+    code, doc, _ = sarif("sample_runs/flaky-billing")
+    validate(doc)
+    assert code == 0  # warnings only
+    (run,) = doc["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "tracetui"
+    assert [r["id"] for r in driver["rules"]] == sorted(RULES)
+    by_id = {r["id"]: r for r in driver["rules"]}
+    assert by_id["TT024"]["defaultConfiguration"] == {"level": "error"}
+    assert by_id["TT022"]["shortDescription"]["text"] == RULES["TT022"].description
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": ROOT.as_uri() + "/"}}
+    for r in run["results"]:
+        assert driver["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
+    uri = "sample_runs/flaky-billing/feedback_record.jsonl"
+    text = tracetui("lint", "sample_runs/flaky-billing").stdout.decode().splitlines()[:-1]
+    assert [f"{u}:{line}: {rule} {msg}" for rule, _, u, _, line, msg in results(doc)] == text
+    assert [(rule, level, u, base, line) for rule, level, u, base, line, _ in results(doc)] == [
+        ("TT019", "warning", uri, "%SRCROOT%", 3),
+        ("TT019", "warning", uri, "%SRCROOT%", 6),
+        ("TT022", "warning", uri, "%SRCROOT%", 6),
+        ("TT021", "warning", uri, "%SRCROOT%", 6),
+        ("TT022", "warning", uri, "%SRCROOT%", 7),
+    ]
+
+
+def test_errors_set_the_exit_status_and_level(tmp_path: Path) -> None:
+    (tmp_path / "B.jsonl").write_text(json.dumps(tool("a", stdout_bytes=9000)) + "\n")
+    code, doc, _ = sarif("B.jsonl", cwd=tmp_path)
+    validate(doc)
+    assert code == 1
+    assert [(r[0], r[1], r[2], r[4]) for r in results(doc)] == [("TT002", "error", "B.jsonl", 1)]
+
+
+def test_strict_fails_on_warnings() -> None:
+    code, _, _ = sarif("--strict", "sample_runs/flaky-billing")
+    assert code == 1
+
+
+def test_a_file_outside_the_working_directory_is_an_absolute_uri(tmp_path: Path) -> None:
+    run = tmp_path / "elsewhere"
+    run.mkdir()
+    (run / "B.jsonl").write_text("")  # no spans: TT018, about the whole run (line 0)
+    here = tmp_path / "here"
+    here.mkdir()
+    code, doc, _ = sarif(str(run / "B.jsonl"), cwd=here)
+    validate(doc)
+    assert code == 0
+    assert results(doc) == [
+        ("TT018", "warning", (run / "B.jsonl").as_uri(), None, None, "no span records in this run")
+    ]
+
+
+def test_hostile_names_and_messages_stay_inert(tmp_path: Path) -> None:
+    # A line of no known dialect: its reason lists the record's keys as written, escapes and all.
+    name = f"B {HOSTILE}#%.jsonl"
+    (tmp_path / name).write_text(json.dumps({f"k{HOSTILE}": 1}) + "\n")
+    code, doc, out = sarif(name, cwd=tmp_path)
+    assert code == 1
+    validate(doc)
+    text = out.decode("utf-8")
+    raw = {ch for ch in text if ch != "\n" and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")}
+    assert raw == set()
+    ((rule, level, uri, base, line, message),) = results(doc)
+    assert (rule, level, base, line) == ("TT013", "error", "%SRCROOT%", 1)
+    assert uri == "B%20%1B%5D52%3Bc%3BaGk%3D%07%E2%80%AE%E2%80%8B%23%25.jsonl"
+    # The same string to a JSON reader; spelt with escapes in the document.
+    assert message == f"not a span record of any known dialect (keys: k{HOSTILE})"
+    assert "\\u001b]52;c;aGk=\\u0007\\u202e\\u200b" in text
+
+
+@pytest.mark.parametrize(
+    ("path", "change"),
+    [
+        ("runs/0/results/0", lambda r: r.pop("message")),
+        ("runs/0/results/0", lambda r: r.update(level="fatal")),
+        ("runs/0/results/0/locations/0/physicalLocation/region", lambda r: r.update(startLine=0)),
+        ("runs/0/tool/driver/rules/0", lambda r: r.pop("id")),
+        ("runs/0/tool/driver/rules/0/defaultConfiguration", lambda r: r.update(level="high")),
+        ("runs/0/tool", lambda r: r.pop("driver")),
+    ],
+    ids=["no-message", "bad-level", "line-0", "rule-without-id", "bad-default-level", "no-driver"],
+)
+def test_the_schema_rejects_what_sarif_forbids(path: str, change: Any) -> None:
+    """The schema is no rubber stamp: each of these breaks of the standard fails validation."""
+    _, doc, _ = sarif("sample_runs/flaky-billing")
+    broken = copy.deepcopy(doc)
+    node: Any = broken
+    for part in path.split("/"):
+        node = node[int(part)] if part.isdigit() else node[part]
+    change(node)
+    with pytest.raises(jsonschema.ValidationError):
+        validate(broken)
