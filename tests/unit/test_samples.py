@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -205,3 +206,90 @@ def test_summary_agrees_with_published_facts(
 
     assert latest(got["latest_failure"]) == latest(want["latest_failure"])
     assert got["chains"] == want["chains"]
+
+
+LINT = {
+    # The head-capped failures (attempts 1 and 2), the "expect green" attempts (2 and 3), and
+    # attempt 2 retrying attempt 1 blind: same argv, same cwd, same 8,192-byte cap.
+    "flaky-billing": [
+        (BASE, 3, "TT019"),
+        (BASE, 6, "TT019"),
+        (BASE, 6, "TT022"),
+        (BASE, 6, "TT021"),
+        (BASE, 7, "TT022"),
+    ],
+    "silent-json": [(BASE, 3, "TT002")],  # the lying collector
+    "rotated": [
+        (f"{BASE}.4", 4, "TT010"),
+        (f"{BASE}.4", 5, "TT010"),
+        (f"{BASE}.4", 6, "TT020"),
+        (f"{BASE}.4", 22, "TT022"),
+        (f"{BASE}.3.gz", 2, "TT020"),
+        (f"{BASE}.3.gz", 16, "TT022"),
+        (f"{BASE}.3.gz", 18, "TT022"),
+        (f"{BASE}.3.gz", 19, "TT022"),
+        (f"{BASE}.3.gz", 28, "TT020"),
+        (f"{BASE}.3.gz", 30, "TT022"),
+        (f"{BASE}.3.gz", 35, "TT022"),
+        (f"{BASE}.2", 5, "TT022"),
+        (f"{BASE}.2", 6, "TT013"),
+        (f"{BASE}.2", 16, "TT022"),
+        (f"{BASE}.2", 20, "TT020"),
+        (f"{BASE}.1", 2, "TT020"),
+        (f"{BASE}.1", 7, "TT020"),
+        (f"{BASE}.1", 9, "TT022"),
+        (f"{BASE}.1", 13, "TT022"),
+        (f"{BASE}.1", 17, "TT022"),
+        (f"{BASE}.1", 18, "TT022"),
+        (f"{BASE}.1", 19, "TT022"),
+        (f"{BASE}.1", 31, "TT022"),
+        (f"{BASE}.1", 36, "TT022"),
+        (f"{BASE}.1", 40, "TT022"),
+        (BASE, 9, "TT020"),
+    ],
+}
+SUSPICIONS = {
+    "flaky-billing": {"TT019": 2, "TT021": 1, "TT022": 2},
+    "silent-json": {},
+    "rotated": {"TT020": 7, "TT022": 16},
+}
+
+
+@pytest.mark.parametrize("run", RUNS, ids=RUNS)
+def test_lint_reports_what_a_reviewer_would(run: str) -> None:
+    from tracetui.analysis.lint import lint_index
+    from tracetui.store.build import build_index
+    from tracetui.store.runset import open_path
+
+    issues = lint_index(build_index(open_path(str(SAMPLES / run))[0]))
+    assert [(Path(i.file).name, i.line, i.code) for i in issues] == LINT[run]
+
+
+def test_flaky_billing_incident_messages() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "tracetui", "lint", "sample_runs/flaky-billing"],
+        capture_output=True,
+        text=True,
+        cwd=SAMPLES.parent,
+    )
+    where = f"sample_runs/flaky-billing/{BASE}"
+    head = "exit 1 and stdout kept only its head: 16014 bytes at its end, where a failure is summarised, never seen"
+    assert out.returncode == 0  # warnings only
+    assert out.stdout.splitlines() == [
+        f"{where}:3: TT019 {head}",
+        f"{where}:6: TT019 {head}",
+        f'{where}:6: TT022 the note predicted success ("green") but the command exited 1 and stdout was cut',
+        f"{where}:6: TT021 retries 'cmd_3f76c0c60c4e', whose output was cut, with the same argv and cwd under the same stdout_cap 8192: it could not see more",
+        f'{where}:7: TT022 the note predicted success ("green") but stdout was cut',
+        "issues=5",
+    ]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=RUNS)
+def test_summary_suspicions(run: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracetui.cli import main
+
+    assert main(["summary", str(SAMPLES / run), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["suspicions"]
+    codes = ("TT019", "TT020", "TT021", "TT022", "TT023", "TT024", "TT025")
+    assert got == {code: SUSPICIONS[run].get(code, 0) for code in codes}
