@@ -157,3 +157,15 @@ def test_summary_text_names_ids_as_displayed(
     lines = capsys.readouterr().out.splitlines()
     assert f"chain aeac ({IDS[0]}): 2 attempts, final exit 1" in lines
     assert lines[-2].endswith(f"({path}:2)  id 1b5a")
+
+
+def test_run_says_when_the_id_file_cannot_be_written(tmp_path: Path) -> None:
+    import os
+
+    target = tmp_path / "no-such-dir" / "id"
+    p = _record(tmp_path, env={**os.environ, "TRACETUI_ID_FILE": str(target)})
+    assert (p.returncode, p.stdout) == (0, "out\n")  # the command's status, not ours
+    assert p.stderr == (
+        f"err\ntracetui run: cannot write TRACETUI_ID_FILE={target}: No such file or directory\n"
+    )
+    assert len(_ids(tmp_path)) == 1  # the span is recorded all the same
