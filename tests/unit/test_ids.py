@@ -90,12 +90,13 @@ def test_cell_clips_with_ellipsis(ids: list[str], width: int, cell: str) -> None
     assert IdTable(ids).cell(ids[0], width) == cell
 
 
-def test_extend_matches_building_at_once() -> None:
-    ids = [STAMP + f"{i * 7919:08x}" for i in range(300)] + [f"c{i:07d}" for i in range(50)]
+@pytest.mark.parametrize("step", [37, 150], ids=["inserted", "merged"])
+def test_extend_matches_building_at_once(step: int) -> None:
+    ids = [STAMP + f"{i * 7919:08x}" for i in range(600)] + [f"c{i:07d}" for i in range(50)]
     whole = IdTable(ids)
     grown = IdTable(ids[:10])
-    for start in range(10, len(ids), 37):
-        grown.extend(ids[start : start + 37])
+    for start in range(10, len(ids), step):
+        grown.extend(ids[start : start + step])
     assert grown.rows == whole.rows == len(ids)
     assert [grown.shown(c) for c in ids] == [whole.shown(c) for c in ids]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections.abc import Sequence
 from typing import cast
 
@@ -130,7 +130,10 @@ class IdTable:
                 self._rebuild()
                 return
             new_keys.extend(self._key_of_other(t) for t in new_others)
-        if new_keys:
+        if len(new_keys) <= 64:  # a follower's few new rows: insert, no pass over every key
+            for key in new_keys:
+                insort(self._keys, key)
+        else:
             self._keys.extend(new_keys)
             self._keys.sort()
 
