@@ -88,8 +88,8 @@ async def test_search_jumps_to_next_match() -> None:
             assert isinstance(app.focused, Input)
             app.query_one("#search", Input).value = ""
             await pilot.press(*query)
-            for _ in range(enters):
-                await pilot.press("enter")
+            for i in range(enters):
+                await pilot.press("enter" if i == 0 else "n")  # Enter, then n: the next match
                 await settle(pilot)
             got[case] = app.selected_row
             await pilot.press("escape")

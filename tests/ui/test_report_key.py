@@ -1,4 +1,4 @@
-"""The viewer's ``e`` key: the selected span's chain postmortem written to a file in the cwd.
+"""The viewer's ``P`` key: the selected span's chain postmortem written where the user says.
 
 Rows of the ``flaky`` run are listed in test_app.py (1, 2, 5, 6 are one retry chain; 4 is a bad line).
 """
@@ -52,12 +52,12 @@ async def test_e_writes_the_report_of_the_selected_row(
         await settle(pilot)
         app.select_row(row)
         await pilot.pause()
-        await pilot.press("e")
+        await pilot.press("P", "enter")  # P asks where; Enter takes the default in the cwd
         await settle(pilot)
         assert app.index is not None
         expected = render_report(app.index, row)
         stem = report_stem(app.index.ids[row], row)
-        await pilot.press("e")  # the same span again: a second file, the first kept
+        await pilot.press("P", "enter")  # the same span again: a second file, the first kept
         await settle(pilot)
         messages = [n.message for n in app._notifications]
     assert sorted(os.listdir(tmp_path)) == [f"{stem}-2.md", f"{stem}.md"]
@@ -78,7 +78,7 @@ async def test_e_on_a_bad_line_writes_nothing(
         await settle(pilot)
         app.select_row(4)
         await pilot.pause()
-        await pilot.press("e")
+        await pilot.press("P")
         await settle(pilot)
         messages = [n.message for n in app._notifications]
     assert os.listdir(tmp_path) == []
@@ -96,10 +96,11 @@ async def test_write_failure_is_an_error_notification(
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("P", "enter")
         await settle(pilot)
         notes = [(n.severity, n.message) for n in app._notifications]
-    assert notes == [("error", "cannot write the report: No such file or directory")]
+    name = "tracetui-report-0010-a1b2c3d4.md"  # the latest failure's id
+    assert notes == [("error", f"cannot write the report: No such file or directory ({name})")]
 
 
 async def test_export_is_in_the_palette() -> None:
@@ -108,5 +109,5 @@ async def test_export_is_in_the_palette() -> None:
         await settle(pilot)
         names = {b.action: b for b in app.palette_bindings()}
     assert names["export_report"].id == "view.export_report"
-    assert names["export_report"].key == "e"
+    assert names["export_report"].key == "P"
     assert names["export_report"].tooltip

@@ -8,6 +8,8 @@ worker so a million-row run never blocks a key press.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -110,3 +112,58 @@ def row_matcher(index: RunIndex, query: str) -> Callable[[int], bool]:
         return match(index.get(row))
 
     return check
+
+
+def match_spans(text: str, query: str) -> list[tuple[int, int]]:
+    """Where ``query`` occurs in ``text`` (smart case, as :func:`matcher`), for highlighting."""
+    if not query:
+        return []
+    hay, needle = (text, query) if query != query.lower() else (text.lower(), query.lower())
+    out = []
+    start = hay.find(needle)
+    while start >= 0:
+        out.append((start, start + len(needle)))
+        start = hay.find(needle, start + len(needle))
+    return out
+
+
+def count_matches(
+    n: int,
+    at: Callable[[int], int],
+    match: Callable[[int], bool],
+    found: array[int],
+    *,
+    progress: Callable[[int], None] = lambda scanned: None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> bool:
+    """Append to ``found`` every list position below ``n`` whose row (``at(pos)``) matches.
+
+    ``found`` only grows, in order, so a reader on another thread may bisect its first entries
+    while the count goes on. ``progress`` is told how many positions were scanned every 4,096.
+    Returns False when ``cancelled`` stopped the count.
+    """
+    for pos in range(n):
+        if pos % 4096 == 0 and pos:
+            if cancelled():
+                return False
+            progress(pos)
+        if match(at(pos)):
+            found.append(pos)
+    return True
+
+
+def step_match(found: array[int], cursor: int, step: int) -> tuple[int, bool] | None:
+    """The match after (``step`` 1) or before (-1) ``cursor``, and whether it wrapped round."""
+    if not found:
+        return None
+    if step > 0:
+        i = bisect_right(found, cursor)
+        return (found[i], False) if i < len(found) else (found[0], True)
+    i = bisect_left(found, cursor)
+    return (found[i - 1], False) if i > 0 else (found[-1], True)
+
+
+def ordinal(found: array[int], known: int, pos: int) -> int | None:
+    """1-based number of the match at ``pos`` among the first ``known`` of ``found``, or None."""
+    i = bisect_left(found, pos, 0, known)
+    return i + 1 if i < known and found[i] == pos else None

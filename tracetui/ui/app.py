@@ -32,16 +32,17 @@ from textual.worker import get_current_worker
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.rows import RowView
-from tracetui.analysis.search import row_matcher
 from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.store.build import build_index, peek_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
+from tracetui.ui.find import SearchFlow
 from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
-from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, SearchDone
+from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
+from tracetui.ui.navigate import Navigation
 from tracetui.ui.report_export import export_report
 from tracetui.ui.screens.confirm_rerun import start_rerun
 from tracetui.ui.screens.help import HelpScreen
@@ -61,7 +62,7 @@ PEEK_ABOVE = 32 << 20
 """Runs bigger than this (bytes) open on a peek at their newest rows while they are indexed."""
 
 
-class TraceApp(App[int]):
+class TraceApp(Navigation, App[int]):
     """Review one run: span list, detail, retry chain."""
 
     CSS_PATH = str(Path(__file__).with_name("tracetui.tcss"))  # absolute: subclasses elsewhere work
@@ -86,7 +87,10 @@ class TraceApp(App[int]):
         self.index: RunIndex | None = None
         self.chains: ChainIndex | None = None
         self.mask = 0
-        self._search_seq = 0
+        self.search = SearchFlow(self)
+        """The active search (``/``, then ``n`` / ``N``): ui/find.py."""
+        self.keymap: dict[str, str] = {}
+        """The user's keymap as loaded at start (binding id → keys)."""
         self.live = LiveFollow(self)
         """The live follower of the open run (ui/live.py)."""
         self.peek: RunIndex | None = None
@@ -270,6 +274,8 @@ class TraceApp(App[int]):
         else:
             self.selected_row = msg.row
         self.live.cursor_moved()
+        if self.search.active:
+            self.search.show_count()
 
     def _panes_after_follow(self) -> None:
         self._pane_timer = None
@@ -311,52 +317,6 @@ class TraceApp(App[int]):
         self.spans.move_to(pos, center=True)
 
     # ----------------------------------------------------------------- actions
-    def action_cursor_down(self) -> None:
-        self.spans.move_by(1)
-
-    def action_cursor_up(self) -> None:
-        self.spans.move_by(-1)
-
-    def action_page_down(self) -> None:
-        self.spans.move_by(self.spans.page)
-
-    def action_page_up(self) -> None:
-        self.spans.move_by(-self.spans.page)
-
-    def action_first(self) -> None:
-        self.spans.move_to(0)
-
-    def action_last(self) -> None:
-        self.spans.move_to(len(self.spans.view or ()) - 1)
-
-    def _jump(self, mask: int, step: int, what: str) -> None:
-        view = self.spans.view
-        if view is None:
-            return
-        pos = view.find(self.spans.cursor, mask, step)
-        if pos is None:
-            self.notify(f"no {what} {'below' if step > 0 else 'above'}", timeout=3)
-            return
-        self.spans.move_to(pos, center=True)
-
-    def action_next_failure(self) -> None:
-        self._jump(FAILED, 1, "failure")
-
-    def action_prev_failure(self) -> None:
-        self._jump(FAILED, -1, "failure")
-
-    def action_next_truncated(self) -> None:
-        self._jump(TRUNCATED, 1, "truncated span")
-
-    def action_prev_truncated(self) -> None:
-        self._jump(TRUNCATED, -1, "truncated span")
-
-    def action_latest_failure(self) -> None:
-        if self.index is None or self.index.latest_failure is None:
-            self.notify("no failure in this run", timeout=3)
-            return
-        self.select_row(self.index.latest_failure)
-
     def action_filter_failed(self) -> None:
         self._set_filter(0 if self.mask == FAILED else FAILED, self.selected_row)
 
@@ -417,40 +377,32 @@ class TraceApp(App[int]):
         bar.add_class("-open")
         bar.focus()
 
+    def _close_bar(self) -> None:
+        self.query_one("#search", Input).remove_class("-open")
+        self.spans.focus()
+
     def action_clear(self) -> None:
+        """Esc: close the search bar; else the re-run pane; else end the search; else the filter."""
         bar = self.query_one("#search", Input)
         pane = current_pane(self)
-        if pane is not None and not bar.has_class("-open"):
+        if bar.has_class("-open"):
+            self._close_bar()  # typing abandoned: a search already active stays active
+        elif pane is not None:
             pane.action_escape()  # Esc reaches the re-run pane whichever pane has focus
-        elif bar.has_class("-open"):
-            bar.remove_class("-open")
-            self.spans.focus()
+        elif self.search.active:
+            self.search.clear()
         elif self.mask:
             self._set_filter(0, self.selected_row)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: the query becomes the active search (n / N walk it); the bar closes."""
         query = event.value
+        if event.input.id != "search":
+            return
         if not query or self.spans.view is None or len(self.spans.view) == 0:
             return
-        self._search_seq += 1
-        self._search_worker(self.spans.view, query, self.spans.cursor, self._search_seq)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
-    def _search_worker(self, view: RowView, query: str, start: int, seq: int) -> None:
-        worker = get_current_worker()
-        pos = view.search(
-            start, row_matcher(view.index, query), 1, cancelled=lambda: worker.is_cancelled
-        )
-        if not worker.is_cancelled:
-            self.post_message(SearchDone(query, pos, seq))
-
-    def on_search_done(self, msg: SearchDone) -> None:
-        if msg.generation != self._search_seq:
-            return  # a newer search is running
-        if msg.pos is None:
-            self.notify(f"no match for {msg.query!r}", timeout=3, markup=False)
-            return
-        self.spans.move_to(msg.pos, center=True)
+        self._close_bar()
+        self.search.start(query)  # ui/find.py
 
     def action_toggle_follow(self) -> None:
         self.live.toggle()
@@ -484,10 +436,7 @@ class TraceApp(App[int]):
         show_stats(self, self.index)  # ui/screens/stats.py
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(list(self.BINDINGS)))  # type: ignore[arg-type]
-
-    def action_quit_app(self) -> None:
-        self.exit(0)
+        self.push_screen(HelpScreen(list(self.BINDINGS), self.keymap))  # type: ignore[arg-type]
 
     def palette_bindings(self) -> list[Binding]:
         """The actions offered in the command palette."""

@@ -1,10 +1,12 @@
-"""The viewer's ``e`` key: the selected span's chain postmortem, written to a Markdown file.
+"""The viewer's ``P`` key: the selected span's chain postmortem, written to a Markdown file.
 
-The report is :func:`tracetui.export.report.render_report` (the same text as ``tracetui report``),
-written to ``tracetui-report-<id>.md`` in the current directory. An existing file is never
-replaced: the next free ``-2``, ``-3``… name is taken, and the name is claimed with
-``O_EXCL`` (:func:`tracetui.record.safe_files.create_new`) so two viewers exporting at once cannot
-write over each other either, and a link planted under that name is never followed.
+The report is :func:`tracetui.export.report.render_report` (the same text as ``tracetui report``).
+``P`` first asks where to write it, showing the default: ``tracetui-report-<id>.md`` in the
+current directory, or the next free ``-2``, ``-3``… name when that exists. Enter accepts, Esc
+writes nothing. The chosen name is claimed with ``O_EXCL``
+(:func:`tracetui.record.safe_files.create_new`): an existing file is never replaced (the write is
+refused and says so), two viewers exporting at once cannot write over each other, and a link
+planted under that name is never followed.
 
 Rendering reads the chain's rows (and a sidecar of re-runs) from disk, so it runs on a thread
 worker; every error becomes a notification, never a traceback.
@@ -24,6 +26,7 @@ from tracetui.model.flags import BAD
 from tracetui.model.text import neutralize_line
 from tracetui.record.safe_files import create_new
 from tracetui.store.index import RunIndex
+from tracetui.ui.screens.ask import AskScreen
 
 MAX_SUFFIX = 999
 """Give up after this many reports of one span in one directory (something else is wrong)."""
@@ -56,16 +59,41 @@ def write_new(directory: str, stem: str, text: str) -> str:
     raise FileExistsError(f"{MAX_SUFFIX} reports named {stem}*.md already exist in {directory}")
 
 
+def default_path(stem: str) -> str:
+    """Where ``P`` offers to write: ``stem.md`` in the cwd, or the first free ``stem-N.md``."""
+    try:
+        directory = os.getcwd()
+    except OSError:  # the cwd was removed: offer the bare name (writing it will say why not)
+        return f"{stem}.md"
+    for n in range(1, MAX_SUFFIX + 1):
+        path = os.path.join(directory, f"{stem}.md" if n == 1 else f"{stem}-{n}.md")
+        if not os.path.lexists(path):
+            return path
+    return os.path.join(directory, f"{stem}.md")
+
+
 def export_report(app: App[Any], index: RunIndex | None, row: int | None) -> None:
-    """Check the selection, then render and write the report on a thread worker."""
+    """Check the selection, ask where to write, then render and write on a thread worker."""
     if index is None or row is None or not 0 <= row < len(index):
         app.notify("no span selected", timeout=3)
         return
     if index.flags[row] & BAD:
         app.notify("a bad line has no retry chain to report", timeout=3)
         return
+    ask = AskScreen(
+        "Write the postmortem of this retry chain to:",
+        default_path(report_stem(index.ids[row], row)),
+        "Enter: write (an existing file is never replaced) · Esc: cancel",
+    )
+    app.push_screen(ask, partial(_chosen, app, index, row))
+
+
+def _chosen(app: App[Any], index: RunIndex, row: int, path: str | None) -> None:
+    if path is None:
+        app.notify("postmortem not written", timeout=3)
+        return
     app.run_worker(
-        partial(_export, app, index, row),
+        partial(_export, app, index, row, os.path.expanduser(path)),
         name="export report",
         group="report",
         thread=True,
@@ -73,10 +101,13 @@ def export_report(app: App[Any], index: RunIndex | None, row: int | None) -> Non
     )
 
 
-def _export(app: App[Any], index: RunIndex, row: int) -> None:
+def _export(app: App[Any], index: RunIndex, row: int, path: str) -> None:
     try:
         text = render_report(index, row)
-        path = os.path.abspath(write_new(os.getcwd(), report_stem(index.ids[row], row), text))
+        create_new(path, text.encode("utf-8"))
+        path = os.path.abspath(path)
+    except FileExistsError:
+        _tell(app, f"{path} already exists: nothing written (choose another name)", error=True)
     except OSError as exc:
         _tell(
             app,

@@ -12,6 +12,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tracetui.ui.keys import keys_label
+
 PANES = """\
 Header   run name, files, spans, failed, truncated, bytes hidden from the agent, bad lines.
 Spans    one row per span (or bad line): time, id, exit, duration, stdout and stderr
@@ -20,36 +22,24 @@ Spans    one row per span (or bad line): time, id, exit, duration, stdout and st
 Detail   argv (shell-quoted), cwd, time, exit, note; per stream the bytes never shown and
          their share, hashes, item counts, and the preview with a banner at the clip point.
 Chain    the retry tree of the selected span: root, attempts, branches, missing parents.
-Tab moves focus between panes; arrow keys then scroll the focused pane."""
+Tab moves focus between panes; arrow keys then scroll the focused pane; z zooms it.
+Esc closes or clears; q closes a zoom, a re-run pane or this screen, and quits from the list."""
 
 
-def key_table(bindings: list[Binding]) -> Table:
-    """Keys, what they do, and the longer tooltip; Text cells so nothing is read as markup."""
+def key_table(bindings: list[Binding], keymap: dict[str, str] | None = None) -> Table:
+    """Keys (as remapped by ``keymap``), what they do, and the longer tooltip.
+
+    Text cells, so nothing is read as markup.
+    """
+    keymap = keymap or {}
     table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
     table.add_column("key", no_wrap=True, style="bold")
     table.add_column("action", no_wrap=True)
     table.add_column("more", style="dim", ratio=1)
     for b in bindings:
-        keys = ", ".join(_pretty(k) for k in b.key.split(","))
-        table.add_row(Text(keys), Text(b.description), Text(b.tooltip))
+        keys = keymap.get(b.id or "", b.key)
+        table.add_row(Text(keys_label(keys)), Text(b.description), Text(b.tooltip))
     return table
-
-
-def _pretty(key: str) -> str:
-    return {
-        "question_mark": "?",
-        "slash": "/",
-        "left_square_bracket": "[",
-        "right_square_bracket": "]",
-        "pageup": "PgUp",
-        "pagedown": "PgDn",
-        "up": "↑",
-        "down": "↓",
-        "home": "Home",
-        "end": "End",
-        "escape": "Esc",
-        "ctrl+p": "Ctrl+P",
-    }.get(key, key)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -65,14 +55,15 @@ class HelpScreen(ModalScreen[None]):
         ),
     ]
 
-    def __init__(self, bindings: list[Binding]) -> None:
+    def __init__(self, bindings: list[Binding], keymap: dict[str, str] | None = None) -> None:
         super().__init__()
         self.key_bindings = bindings
+        self.keymap = keymap or {}
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text("Keys", style="bold underline"))
-            yield Static(key_table(self.key_bindings), id="help-keys")
+            yield Static(key_table(self.key_bindings, self.keymap), id="help-keys")
             yield Static(Text("Panes", style="bold underline"))
             yield Static(Text(PANES), id="help-panes")
             yield Static(

@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tracetui.analysis.rows import banner, fmt_duration, items_note, never_shown
+from tracetui.analysis.search import match_spans
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize, neutralize_line, pretty_json, quote_argv
@@ -54,6 +55,8 @@ class DetailPane(VerticalScroll):
         super().__init__(id=id)
         self.body = DetailBody("", id="detail-body")
         self._shown: tuple[RunIndex | None, int | None, bool] = (None, None, False)
+        self.highlight = ""
+        """The active search's query, highlighted wherever it occurs in the pane."""
 
     def compose(self) -> ComposeResult:
         yield self.body
@@ -63,13 +66,25 @@ class DetailPane(VerticalScroll):
         if (index, row, raw) != self._shown:
             self.scroll_home(animate=False)
         self._shown = (index, row, raw)
-        self.body.update(self.render_row(index, row, raw))
+        self.body.update(self._marked(self.render_row(index, row, raw)))
+
+    def set_highlight(self, query: str) -> None:
+        """Highlight ``query`` (the active search; empty: none) and redraw."""
+        if query != self.highlight:
+            self.highlight = query
+            if self.is_mounted:
+                self.show(*self._shown)
+
+    def _marked(self, text: Text) -> Text:
+        for a, b in match_spans(text.plain, self.highlight):
+            text.stylize("reverse bold", a, b)
+        return text
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         if self.is_mounted and self._shown[0] is not None:
             index, row, raw = self._shown
-            self.body.update(self.render_row(index, row, raw))
+            self.body.update(self._marked(self.render_row(index, row, raw)))
 
     # ------------------------------------------------------------- rendering
     def render_row(self, index: RunIndex | None, row: int | None, raw: bool) -> Text:

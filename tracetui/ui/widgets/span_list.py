@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracetui.analysis.rows import COLUMNS, RowView, row_cells
+from tracetui.analysis.search import match_spans
 
 RIGHT_ALIGNED = {2, 3, 4, 5}
 """Columns of numbers (exit, duration, out, err) line up on the right."""
@@ -40,7 +41,11 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         "spanlist--bad",
         "spanlist--ok",
         "spanlist--badge",
+        "spanlist--match",
     }
+    DEFAULT_CSS = """
+    SpanList > .spanlist--match { text-style: reverse bold; }
+    """
 
     @dataclass
     class Selected(Message):
@@ -60,6 +65,8 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """Position of the cursor in the view (not an index row)."""
         self.latest_failure: int | None = None
         """The row that carries the latest-failure badge."""
+        self.highlight = ""
+        """The active search's query: its matches in the ARGV cell are highlighted."""
         self._strips: OrderedDict[tuple[int, int, bool, int, bool], Strip] = OrderedDict()
         self._style_epoch = 0
         self._styles: dict[str, Style] = {}
@@ -92,6 +99,13 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             if follow_tail and at_end:
                 self.move_to(len(self.view) - 1, live=True)
         return added
+
+    def set_highlight(self, query: str) -> None:
+        """Highlight ``query`` (smart case, as the search matches) in ARGV; empty: none."""
+        if query != self.highlight:
+            self.highlight = query
+            self._strips.clear()
+            self.refresh()
 
     def _update_size(self) -> None:
         n = len(self.view) if self.view is not None else 0
@@ -191,7 +205,10 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             text.append(" LATEST FAILURE ", self._style("badge"))
             text.append(" ")
         argv = cells[-1]  # the last cell, ARGV, takes the rest of the width
+        start = len(text)
         text.append(argv.text, self._style(argv.style))
+        for a, b in match_spans(argv.text, self.highlight):
+            text.stylize(self._style("match"), start + a, start + b)
         text.truncate(width, overflow="ellipsis", pad=True)
         if cursor:
             text.stylize_before(self._style("cursor"))  # under the cells: badge and colours stay

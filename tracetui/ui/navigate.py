@@ -1,0 +1,192 @@
+"""The viewer's moving keys, as a mixin of the app: rows, pages, jumps, matches, goto, zoom.
+
+They move the span list's cursor (or zoom a pane) and nothing else, so they live apart from the
+app's state handling. The mixin never imports the app: its methods are typed against
+:class:`NavHost`, the part of the app they use, and mypy checks the app has it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from textual.screen import Screen, ScreenResultCallbackType
+from textual.widget import Widget
+
+from tracetui.model.flags import FAILED, TRUNCATED
+from tracetui.model.text import neutralize_line
+from tracetui.store.ids import IdError, resolve, shown_id
+from tracetui.store.index import RunIndex
+from tracetui.ui.find import SearchFlow
+from tracetui.ui.screens.ask import AskScreen
+from tracetui.ui.widgets.rerun_pane import current_pane
+from tracetui.ui.widgets.span_list import SpanList
+
+ZOOMABLE = ("list-pane", "detail", "chain", "rerun")
+"""The panes ``z`` can show full screen: the one holding the focus."""
+
+
+class NavHost(Protocol):
+    """What the moving keys use of the app."""
+
+    index: RunIndex | None
+    search: SearchFlow
+
+    @property
+    def spans(self) -> SpanList: ...
+
+    @property
+    def screen(self) -> Screen[object]: ...
+
+    def select_row(self, row: int) -> None: ...
+
+    def notify(self, message: str, *, timeout: float | None = ..., markup: bool = ...) -> None: ...
+
+    def push_screen(
+        self, screen: Screen[str | None], callback: ScreenResultCallbackType[str | None] | None
+    ) -> object: ...
+
+    def exit(self, result: int) -> None: ...
+
+
+class Navigation:
+    """Actions of the moving keys (mixed into the app; see ``ui/keys.py`` for the keys)."""
+
+    def action_cursor_down(self: NavHost) -> None:
+        self.spans.move_by(1)
+
+    def action_cursor_up(self: NavHost) -> None:
+        self.spans.move_by(-1)
+
+    def action_page_down(self: NavHost) -> None:
+        self.spans.move_by(self.spans.page)
+
+    def action_page_up(self: NavHost) -> None:
+        self.spans.move_by(-self.spans.page)
+
+    def action_half_page_down(self: NavHost) -> None:
+        self.spans.move_by(max(1, self.spans.page // 2))
+
+    def action_half_page_up(self: NavHost) -> None:
+        self.spans.move_by(-max(1, self.spans.page // 2))
+
+    def action_first(self: NavHost) -> None:
+        self.spans.move_to(0)
+
+    def action_last(self: NavHost) -> None:
+        self.spans.move_to(len(self.spans.view or ()) - 1)
+
+    # ------------------------------------------------------------------ jumps
+    def _jump(self: NavHost, mask: int, step: int, what: str) -> None:
+        view = self.spans.view
+        if view is None:
+            return
+        pos = view.find(self.spans.cursor, mask, step)
+        if pos is None:
+            self.notify(f"no {what} {'below' if step > 0 else 'above'}", timeout=3)
+            return
+        self.spans.move_to(pos, center=True)
+
+    def action_next_failure(self: NavHost) -> None:
+        Navigation._jump(self, FAILED, 1, "failure")
+
+    def action_prev_failure(self: NavHost) -> None:
+        Navigation._jump(self, FAILED, -1, "failure")
+
+    def action_next_truncated(self: NavHost) -> None:
+        Navigation._jump(self, TRUNCATED, 1, "truncated span")
+
+    def action_prev_truncated(self: NavHost) -> None:
+        Navigation._jump(self, TRUNCATED, -1, "truncated span")
+
+    def action_latest_failure(self: NavHost) -> None:
+        if self.index is None or self.index.latest_failure is None:
+            self.notify("no failure in this run", timeout=3)
+            return
+        self.select_row(self.index.latest_failure)
+
+    def action_next_match(self: NavHost) -> None:
+        """``n``: the next match of the active search (less, lnav); with none, the next failure."""
+        if self.search.active:
+            self.search.step(1)
+        else:
+            Navigation._jump(self, FAILED, 1, "failure")
+
+    def action_prev_match(self: NavHost) -> None:
+        if self.search.active:
+            self.search.step(-1)
+        else:
+            Navigation._jump(self, FAILED, -1, "failure")
+
+    # ------------------------------------------------------------------ goto
+    def action_goto(self: NavHost) -> None:
+        if self.index is None:
+            return
+        ask = AskScreen(
+            "Go to a row number or a span id:",
+            "",
+            "an id (whole, as shown, or a unique part of it) or a row number (#12 is always "
+            "row 12) · Enter: go · Esc: cancel",
+        )
+        self.push_screen(ask, lambda answer: Navigation.goto(self, answer))
+
+    def goto(self: NavHost, answer: str | None) -> None:
+        """Go to the span whose id ``answer`` names, or to row ``answer`` (1-based).
+
+        Digits are a row number, unless the list shows an id as exactly those digits; ``#12``
+        is always row 12.
+        """
+        index = self.index
+        error = f"no row or span {answer!r}"
+        if answer is None or index is None:
+            return
+        number = answer[1:] if answer.startswith("#") else answer
+        row: int | None = None
+        try:
+            _ix, found = resolve([index], answer)
+        except IdError as exc:
+            error = neutralize_line(str(exc))
+        else:
+            # Digits name an id only when the list shows that id as those digits (``0006``).
+            shown = shown_id(index, index.ids[found]).strip("…")
+            if not number.isdigit() or (shown == answer and not answer.startswith("#")):
+                row = found
+        if row is None and number.isdigit() and 1 <= int(number) <= len(index):
+            row = int(number) - 1
+        if row is None:
+            self.notify(error, timeout=5, markup=False)
+            return
+        self.select_row(row)
+
+    # ------------------------------------------------------------------ panes
+    def action_zoom(self: NavHost) -> None:
+        """``z``: the focused pane full screen, or back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        pane = _focused_pane(screen.focused)
+        if pane is None:
+            self.notify("no pane to zoom: Tab to one", timeout=3)
+            return
+        screen.maximized = pane
+
+    def action_quit_app(self: NavHost) -> None:
+        """``q``: close what is open over the list (a zoom, the re-run pane), else quit."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        pane = current_pane(self.screen)
+        if pane is not None:
+            pane.action_close()
+            return
+        self.exit(0)
+
+
+def _focused_pane(focused: Widget | None) -> Widget | None:
+    node = focused
+    while isinstance(node, Widget):
+        if node.id in ZOOMABLE:
+            return node
+        node = node.parent if isinstance(node.parent, Widget) else None
+    return None
