@@ -58,6 +58,16 @@ def test_summary_json_facts(make_run: Any) -> None:
             "line": 2,
         },
         "chains": [{"root": "a", "attempts": ["a", "b", "c"], "final_exit_code": 0}],
+        # a and b failed with only the head of their output seen; b retried a blind.
+        "suspicions": {
+            "TT019": 2,
+            "TT020": 0,
+            "TT021": 1,
+            "TT022": 0,
+            "TT023": 0,
+            "TT024": 0,
+            "TT025": 0,
+        },
     }
 
 

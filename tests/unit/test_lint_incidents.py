@@ -223,6 +223,7 @@ CASES: list[tuple[str, list[Any], list[tuple[int, str, str]]]] = [
         [],
     ),
     ("TT021-twin-parent-whole", [tool("a"), tool("b", parent_command_id="a", **CUT)], []),
+    ("TT021-twin-retry-fitted", [tool("a", **CUT), tool("b", parent_command_id="a")], []),
     # ---------------------------------------------------------------- TT022
     (
         "TT022-failed",

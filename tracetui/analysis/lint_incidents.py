@@ -98,8 +98,9 @@ def cut_of_unknown_size(rec: dict[str, Any], span: Span) -> Iterator[str]:
 def blind_retry(retry: Span, parent: Span) -> str | None:
     """Why ``retry`` could not see more of its parent's cut output, or None when it could.
 
-    Blind: the same argv, the same (known) cwd, and for every cut stream of the parent the same
-    clip and a cap no larger, both known. A cap or cwd nobody recorded says nothing.
+    Blind: the same argv, the same (known) cwd, and every stream cut in the parent cut again,
+    with the same clip and a cap no larger (both known). A retry whose output fitted saw all of
+    it; a cap or cwd nobody recorded says nothing.
     """
     if not retry.argv or retry.argv != parent.argv or retry.cwd is None:
         return None
@@ -109,7 +110,7 @@ def blind_retry(retry: Span, parent: Span) -> str | None:
     caps = []
     for was in cut:
         now = retry.stream(was.name)
-        if was.cap is None or now.cap is None or now.cap > was.cap:
+        if now.truncated is not True or was.cap is None or now.cap is None or now.cap > was.cap:
             return None
         if stated_clip(retry.raw, now) not in (None, stated_clip(parent.raw, was)):
             return None  # another window of the output: it may show what the first hid
