@@ -17,7 +17,9 @@ from viewer_helpers import make_app, settle
 
 from tracetui.analysis.search import count_matches, match_spans, ordinal, step_match
 from tracetui.export.report import render_report
-from tracetui.ui import find
+from tracetui.ui import find, keymap
+from tracetui.ui.commands import TraceCommands
+from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.screens.ask import AskScreen
 from tracetui.ui.widgets.detail import DetailPane
 
@@ -344,3 +346,95 @@ async def test_z_zooms_the_focused_pane_and_q_closes_the_zoom_first() -> None:
     assert detail_zoomed is detail
     assert after_q == (None, True)
     assert app.return_value == 0
+
+
+# ---------------------------------------------------------------------------- keymap
+PARSED = [
+    ("quoted-id", '"view.next_match" = "ctrl+n"\n', {"view.next_match": "ctrl+n"}),
+    ("bare-dotted-id", 'view.rerun = "ctrl+r"  # mine\n', {"view.rerun": "ctrl+r"}),
+    ("comments-and-blanks", '# keys\n\nview.help = "f1"\n', {"view.help": "f1"}),
+]
+
+
+@pytest.mark.parametrize("reader", ["tomllib", "small-reader"])
+@pytest.mark.parametrize(("text", "want"), [c[1:] for c in PARSED], ids=[c[0] for c in PARSED])
+def test_parse_keymap(
+    text: str, want: dict[str, str], reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if reader == "small-reader":
+        monkeypatch.setattr(keymap, "_toml", lambda: None)  # as on Python 3.10
+    assert keymap.parse_keymap(text) == want
+
+
+@pytest.mark.parametrize("reader", ["tomllib", "small-reader"])
+def test_parse_keymap_refuses_what_it_cannot_read(
+    reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if reader == "small-reader":
+        monkeypatch.setattr(keymap, "_toml", lambda: None)
+    with pytest.raises(keymap.KeymapError):
+        keymap.parse_keymap("view.rerun = ctrl+r\n")
+
+
+def test_keymap_path_follows_xdg() -> None:
+    got = keymap.keymap_path({"XDG_CONFIG_HOME": "/cfg"})
+    assert got == Path("/cfg/tracetui/keymap.toml")
+    fallback = keymap.keymap_path({})
+    assert fallback == Path(os.path.expanduser("~")) / ".config/tracetui/keymap.toml"
+
+
+def _write_keymap(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "tracetui" / "keymap.toml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    return path
+
+
+async def test_keymap_remaps_keys_help_and_palette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_keymap(tmp_path, '"view.next_failure" = "ctrl+n"\nview.nope = "x"\n', monkeypatch)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("g", "ctrl+n")
+        await pilot.pause()
+        row_after_ctrl_n = app.selected_row
+        await pilot.press("e")  # e no longer bound
+        await pilot.pause()
+        row_after_e = app.selected_row
+        said = notes(app)
+        provider = TraceCommands(app.screen)
+        palette = {name: keys for name, keys, _help, _action in provider._commands()}
+        hits = [str(h.display) async for h in provider.discover()]
+    assert (row_after_ctrl_n, row_after_e) == (1, 1)
+    path = tmp_path / "tracetui" / "keymap.toml"
+    assert said == [f"keymap {path}: no binding has the id view.nope (skipped)"]
+    assert palette["Next failure"] == "Ctrl+N"
+    assert palette["Postmortem"] == "P"
+    assert "Re-run  (r)" in hits
+
+
+async def test_bad_keymap_warns_once_and_keeps_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write_keymap(tmp_path, "view.rerun = [oops\n", monkeypatch)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("g", "e")
+        await pilot.pause()
+        row = app.selected_row
+        warned = [(n.message, n.markup) for n in app._notifications]
+    assert row == 1
+    assert len(warned) == 1
+    message, markup = warned[0]
+    assert message.startswith(f"keymap {path} not read (") and not markup
+    assert message.endswith("): default keys kept")
+
+
+def test_viewer_doc_lists_every_binding_id_with_its_keys() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "viewer.md").read_text(encoding="utf-8")
+    missing = [b.id for b in VIEW_BINDINGS if f"| `{b.id}` | `{b.key}` |" not in doc]
+    assert missing == []

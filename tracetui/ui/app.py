@@ -39,6 +39,7 @@ from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.find import SearchFlow
+from tracetui.ui.keymap import keymap_path, load_keymap
 from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
@@ -128,6 +129,11 @@ class TraceApp(Navigation, App[int]):
         self.query_one(DetailPane).border_title = "detail"
         self.query_one(ChainPane).border_title = "retry chain"
         self.spans.focus()
+        ids = [b.id for b in VIEW_BINDINGS if b.id]
+        self.keymap, warnings = load_keymap(keymap_path(), ids)  # ui/keymap.py
+        self.set_keymap(self.keymap)
+        for warning in warnings:  # a path and the user's text: never markup
+            self.notify(warning, title="keymap", severity="warning", timeout=10, markup=False)
         if len(self.runs) > 1:
             self.push_screen(RunPicker(self.runs), self.open_run)
         elif self.runs:
