@@ -6,13 +6,17 @@ the failures are rows 1, 2, 6, 8 and 10 (the latest).
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_rerun_pane import confirm_and_finish, record
+from test_rerun_pane import make_app as rerun_app
 from viewer_helpers import make_app, settle
 
 from tracetui.analysis.search import count_matches, match_spans, ordinal, step_match
@@ -22,6 +26,7 @@ from tracetui.ui.commands import TraceCommands
 from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.screens.ask import AskScreen
 from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.rerun_pane import RerunPane
 
 LATEST_FAILURE = 10
 
@@ -438,3 +443,32 @@ def test_viewer_doc_lists_every_binding_id_with_its_keys() -> None:
     doc = (Path(__file__).parents[2] / "docs" / "viewer.md").read_text(encoding="utf-8")
     missing = [b.id for b in VIEW_BINDINGS if f"| `{b.id}` | `{b.key}` |" not in doc]
     assert missing == []
+
+
+async def test_q_closes_the_rerun_pane_from_any_pane_before_quitting(tmp_path: Path) -> None:
+    record(tmp_path / "run", "clock")
+    app = rerun_app(tmp_path / "run")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await confirm_and_finish(pilot)
+        app.spans.focus()  # not the pane: q still closes the pane first
+        await pilot.press("q")
+        await pilot.pause()
+        after_q = (len(app.query(RerunPane)), app.is_running)
+        await pilot.press("q")
+        await pilot.pause()
+    assert after_q == (0, True)
+    assert app.return_value == 0
+
+
+async def test_footer_shows_the_headline_keys_rerun_first_at_100_columns() -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        svg = app.export_screenshot()
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for m in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        rows.setdefault(float(m[2]), []).append((float(m[1]), html.unescape(m[3])))
+    footer = "".join(t for _x, t in sorted(rows[max(rows)])).replace("\xa0", " ")
+    want = " r Re-run  n Next match  e Next failure  / Search  P Postmortem  ? Help  q Quit"
+    assert footer.startswith(want)

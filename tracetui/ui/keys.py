@@ -82,7 +82,7 @@ VIEW_BINDINGS: list[Binding] = [
         "Previous span with a nonzero or missing exit",
         show=False,
     ),
-    _b("t", "next_truncated", "Next truncated", "Next span whose output was cut"),
+    _b("t", "next_truncated", "Next truncated", "Next span whose output was cut", show=False),
     _b(
         "T",
         "prev_truncated",
@@ -100,7 +100,13 @@ VIEW_BINDINGS: list[Binding] = [
         "Search argv, notes and previews; Enter finds the first match, then n / N",
         key_display="/",
     ),
-    _b("F", "filter_failed", "Failures only", "Show only failed spans (again: show all)"),
+    _b(
+        "F",
+        "filter_failed",
+        "Failures only",
+        "Show only failed spans (again: show all)",
+        show=False,
+    ),
     _b(
         "X",
         "filter_truncated",
@@ -158,7 +164,9 @@ VIEW_BINDINGS: list[Binding] = [
     _b("question_mark", "help", "Help", "Every key and pane", key_display="?"),
     _b("q", "quit_app", "Quit", "Close the zoom or re-run pane; on the bare list, leave tracetui"),
 ]
-"""The app's bindings, in the order the help screen lists them (the footer's are the first)."""
+"""The app's bindings, in the order the help screen lists them.
+
+The footer shows those with ``show`` (re-run first), chosen to fit 100 columns."""
 
 PRETTY = {
     "question_mark": "?",
