@@ -413,3 +413,66 @@ def test_contract_rules_do_not_judge_imported_records(make_run: Any) -> None:
     rec = {k: v for k, v in imported("a").items() if k != "stdout_cap"}
     ix = index_of(make_run, [rec, imported("b", stdout_bytes=9000, stdout_cap=10)])
     assert lint_index(ix) == []
+
+
+def _mixed_records(seed: int, n: int) -> list[Any]:
+    """Records of every dialect with random cuts, clips, exits, notes, parents and odd types:
+    the summary's shortcuts must reach the rules' verdicts on all of them."""
+    import random
+
+    rng = random.Random(seed)
+    notes = [None, "expect green", "expect it to fail", "not fixed yet", "works", 7, "lint it"]
+    markers = ["", "\n…[truncated 808 bytes]…\n", "...truncated 4 lines...", OPENHANDS_CLIP]
+    out: list[Any] = []
+    for i in range(n):
+        preview = "x" * rng.choice((3, 100)) + rng.choice(markers)
+        exit_code = rng.choice((0, 0, 1, 2, None, "1", 1.0))
+        parent = f"c{rng.randrange(i)}" if i and rng.random() < 0.3 else None
+        kind = rng.random()
+        if kind < 0.2:
+            out.append(
+                {
+                    "command": ["make", str(i % 3)],
+                    "stdout_tail": preview,
+                    "stderr_tail": rng.choice(("", "...truncated 2 lines...\n")),
+                    "exit_code": exit_code,
+                    "error": "x" if exit_code is None else None,
+                    "agent_note": rng.choice(notes),
+                    "command_id": f"c{i}",
+                    "parent_command_id": parent,
+                    "cwd": ".",
+                }
+            )
+            continue
+        rec = tool(
+            f"c{i}",
+            parent_command_id=parent,
+            argv=["echo", str(i % 3)],
+            exit_code=exit_code,
+            error="x" if exit_code is None else None,
+            agent_note=rng.choice(notes),
+            ok_preview=False,
+            stdout_bytes=rng.choice((3, 9000, None, 9000.0, True)),
+            stdout_cap=rng.choice((8192, 4096, None)),
+            stdout_truncated=rng.choice((True, False, None)),
+            stdout_clip=rng.choice(("head", "tail", "head_tail", None)),
+            stdout_sha256=None,
+            preview_stdout=preview,
+        )
+        if kind < 0.3:  # the truncation-span dialect: no schema, returncode, no clip
+            for key in ("schema", "stdout_clip", "exit_code", "command_id", "parent_command_id"):
+                rec.pop(key)
+            rec["returncode"] = exit_code
+        if rng.random() < 0.05:
+            rec.pop("stderr_cap")  # TT001 stops it
+        out.append(rec)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4), ids=[f"seed-{s}" for s in range(4)])
+def test_summary_counts_agree_with_lint_on_mixed_records(make_run: Any, seed: int) -> None:
+    ix = index_of(make_run, _mixed_records(seed, 300))
+    issues = [i for i in lint_index(ix) if i.code in CODES]
+    rows_per_code = Counter(code for code, _line in {(i.code, i.line) for i in issues})
+    assert count_suspicions(ix) == {code: rows_per_code[code] for code in CODES}
+    assert sum(rows_per_code.values()) > 20  # the mix does fire

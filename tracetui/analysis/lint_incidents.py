@@ -26,7 +26,7 @@ from tracetui.analysis.lint_registry import ERROR, WARNING, rule
 from tracetui.analysis.notes import predicted_success
 from tracetui.model.flags import TRUNCATED
 from tracetui.model.markers import Marker, find_marker
-from tracetui.model.spans import Span, StreamFacts
+from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
 
 Located = tuple[str, int, str]
@@ -34,18 +34,19 @@ Located = tuple[str, int, str]
 CLIPS = ("head", "tail", "head_tail")
 
 
-def stated_clip(rec: dict[str, Any], st: StreamFacts) -> str | None:
-    """Which part of a cut stream was kept, as the record or its marker says (None: unsaid).
+def stated_clip(rec: dict[str, Any], stream: str, marker: Marker | None) -> str | None:
+    """Which part of cut stream ``stream`` was kept, as the record or the ``marker`` found in its
+    preview says (None: unsaid).
 
     Not ``StreamFacts.clip``, which falls back to ``head`` when nothing says: these rules judge
     what the agent saw, so they take no default. An importer's ``{s}_clip`` beside a marker that
     names no clip is such a default too.
     """
-    if st.marker is not None and st.marker.clip is not None:
-        return st.marker.clip
-    if st.marker is not None and imported_record(rec):
+    if marker is not None and marker.clip is not None:
+        return marker.clip
+    if marker is not None and imported_record(rec):
         return None
-    clip = rec.get(f"{st.name}_clip")
+    clip = rec.get(f"{stream}_clip")
     return clip if clip in CLIPS else None
 
 
@@ -65,7 +66,7 @@ def failure_past_head(rec: dict[str, Any], span: Span) -> Iterator[str]:
     if code is None or code == 0:
         return
     for st in span.streams:
-        if st.truncated and stated_clip(rec, st) == "head":
+        if st.truncated and stated_clip(rec, st.name, st.marker) == "head":
             lost = "an unknown amount" if st.hidden_bytes is None else f"{st.hidden_bytes} bytes"
             yield (
                 f"exit {code} and {st.name} kept only its head: {lost} at its end, where a "
@@ -74,22 +75,31 @@ def failure_past_head(rec: dict[str, Any], span: Span) -> Iterator[str]:
 
 
 # --------------------------------------------------------------- TT020
-def unknown_size_reason(st: StreamFacts) -> str | None:
-    """Why nobody can say how much of a cut stream was lost, or None when someone can."""
-    if not st.truncated or st.bytes is not None or st.hidden_bytes is not None:
+def unknown_size_reason(
+    stream: str,
+    truncated: bool | None,
+    nbytes: int | None,
+    hidden: int | None,
+    marker: Marker | None,
+) -> str | None:
+    """Why nobody can say how much of a cut stream was lost, or None when someone can (its
+    judgement, byte count, hidden bytes and marker as :class:`StreamFacts` holds them)."""
+    if not truncated or nbytes is not None or hidden is not None:
         return None
-    m = st.marker
-    if m is None:
-        return f"only {st.name}_truncated says so, and no {st.name}_bytes"
-    if m.count is None:
-        return f"the {m.family} marker states no count, and no {st.name}_bytes"
-    return f"the {m.family} marker counts {m.count} {m.unit}, not bytes, and no {st.name}_bytes"
+    if marker is None:
+        return f"only {stream}_truncated says so, and no {stream}_bytes"
+    if marker.count is None:
+        return f"the {marker.family} marker states no count, and no {stream}_bytes"
+    return (
+        f"the {marker.family} marker counts {marker.count} {marker.unit}, not bytes, and no "
+        f"{stream}_bytes"
+    )
 
 
 @rule("TT020", WARNING, "a stream was cut but its original size is unknown")
 def cut_of_unknown_size(rec: dict[str, Any], span: Span) -> Iterator[str]:
     for st in span.streams:
-        why = unknown_size_reason(st)
+        why = unknown_size_reason(st.name, st.truncated, st.bytes, st.hidden_bytes, st.marker)
         if why is not None:
             yield f"{st.name} was cut but its original size is unknown ({why})"
 
@@ -112,7 +122,8 @@ def blind_retry(retry: Span, parent: Span) -> str | None:
         now = retry.stream(was.name)
         if now.truncated is not True or was.cap is None or now.cap is None or now.cap > was.cap:
             return None
-        if stated_clip(retry.raw, now) not in (None, stated_clip(parent.raw, was)):
+        said = stated_clip(retry.raw, now.name, now.marker)
+        if said not in (None, stated_clip(parent.raw, was.name, was.marker)):
             return None  # another window of the output: it may show what the first hid
         if now.cap < was.cap:
             caps.append(f"a smaller {was.name}_cap ({now.cap} < {was.cap})")

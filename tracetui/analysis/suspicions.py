@@ -16,16 +16,18 @@ summary, the viewer and lint always agree; this module only chooses which rows t
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from tracetui.analysis.lint import check_record
-from tracetui.analysis.lint_incidents import blind_retry
-from tracetui.analysis.lint_registry import RULES, Rule
+from tracetui.analysis.lint_incidents import blind_retry, stated_clip, unknown_size_reason
+from tracetui.analysis.lint_registry import OWN_DIALECTS, RULES, Rule
 from tracetui.analysis.lint_rules import missing_contract_keys
 from tracetui.analysis.notes import predicted_success
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
-from tracetui.model.spans import NotASpan, Span, normalize
+from tracetui.model.markers import Marker, find_marker
+from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
+from tracetui.model.truncation import judge_stream
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import loads
 
@@ -110,16 +112,6 @@ def count_suspicions(index: RunIndex) -> dict[str, int]:
 
     Every code of :data:`CODES` is a key, zero included. A row counts once per code however
     many of its streams fire.
-    """
-    counts = dict.fromkeys(CODES, 0)
-    for codes in _scan(index):
-        for code in codes:
-            counts[code] += 1
-    return counts
-
-
-def _scan(index: RunIndex) -> Iterator[set[str]]:
-    """The codes firing on each row that fires (rows read in set order, each once).
 
     A row whose only possible finding is TT022 is judged from its flags and its note alone: the
     rule asks exactly that (a real nonzero exit or a cut, and a note predicting success), and
@@ -127,45 +119,110 @@ def _scan(index: RunIndex) -> Iterator[set[str]]:
     given to the rules themselves. (The loop is written flat: it runs once per failed or cut
     row of a run, and ``summary`` must stay fast.)
     """
+    counts = dict.fromkeys(CODES, 0)
     rules = _record_rules()
     flags, hidden = index.flags, index.hidden
-    if index.run.source_format is not None:  # an imported run: small, and every row may fire
+    whole = index.run.source_format is not None  # an imported run: small, every row may fire
+    if whole:
         rows, parents = list(range(len(index))), _cut_parents(index, range(len(index)))
     else:
         rows, parents = _candidates(index)
     with _RawLines(index) as raw:
-        line = raw.line
-        whole = index.run.source_format is not None
         for row in rows:
             f = flags[row]
             if f & (BAD | SIDECAR):
                 continue
-            data = line(row)
-            if data is None:
+            got = raw.locate(row)
+            if got is None:
                 continue
+            buf, start, end = got
             obj = parent_obj = None
             parent = parents.get(row)
             if parent is not None:
-                obj, parent_data = _load(data), line(parent)
+                obj, parent_data = _load(buf[start:end]), raw.line(parent)
                 parent_obj = _load(parent_data) if parent_data is not None else None
                 if not _may_repeat(obj, parent_obj):
                     parent_obj = None  # another command: no blind retry
             cut = f & TRUNCATED
             failed = f & FAILED and not f & NULL_EXIT  # a real nonzero exit
-            if (
-                whole
-                or parent_obj is not None
-                or (cut and failed)  # TT019 may fire: which part was kept is in the record
-                or b'"import/' in data  # an imported record in a tracetui file
-                or (cut and (hidden[row] == NO_VALUE or not _byte_counts(data)))  # TT020 may
-            ):
-                codes = _by_rules(rules, _load(data) if obj is None else obj, parent_obj)
-            elif (cut or failed) and _note_fires(data):
+            codes: set[str] | None = None
+            if whole or parent_obj is not None or _imported(buf, start, end):
+                pass  # the rules themselves (imported records; a retry to compare)
+            elif cut and (failed or hidden[row] == NO_VALUE or not _byte_counts(buf, start, end)):
+                # TT019 or TT020 may fire: they need the streams' evidence (TT022 comes along).
+                obj = _load(buf[start:end]) if obj is None else obj
+                codes = _stream_codes(obj, bool(failed))
+            elif (cut or failed) and _note_fires(buf, start, end):
                 codes = {"TT022"}
             else:
                 continue
-            if codes:
-                yield codes
+            if codes is None:
+                record = _load(buf[start:end]) if obj is None else obj
+                codes = _by_rules(rules, record, parent_obj)
+            for code in codes:
+                counts[code] += 1
+    return counts
+
+
+def _stream_codes(obj: Any, failed: bool) -> set[str] | None:
+    """TT019, TT020 and TT022 of a cut record in a tracetui dialect, judged from its fields with
+    the rules' own predicates (``stated_clip``, ``unknown_size_reason``, ``predicted_success``)
+    and the one truncation judgement (``judge_stream``), without building a Span. None when the
+    record is not plain (a field of an unexpected type, another dialect): then the rules decide.
+    ``failed``: the row's flags say it exited nonzero (with a code).
+    """
+    if not isinstance(obj, dict):
+        return None
+    try:
+        dialect = detect_dialect(obj)
+    except NotASpan:
+        return None
+    if dialect not in OWN_DIALECTS:
+        return None
+    if obj.get("span_type") == "tool" and missing_contract_keys(obj):
+        return set()  # TT001 stops it: lint checks nothing else on it
+    codes = set()
+    cut = False
+    for name in STREAMS:
+        evidence = _evidence(obj, name, dialect == FEEDBACK)
+        if evidence is None:
+            return None
+        truncated, nbytes, hidden, marker = evidence
+        cut = cut or bool(truncated)
+        if failed and truncated and stated_clip(obj, name, marker) == "head":
+            codes.add("TT019")
+        if unknown_size_reason(name, truncated, nbytes, hidden, marker) is not None:
+            codes.add("TT020")
+    note = obj.get("agent_note")
+    if (failed or cut) and predicted_success(None if note is None else str(note)) is not None:
+        codes.add("TT022")
+    return codes
+
+
+def _evidence(
+    obj: dict[str, Any], name: str, feedback: bool
+) -> tuple[bool | None, int | None, int | None, Marker | None] | None:
+    """``(truncated, bytes, hidden bytes, marker)`` of one stream, as ``normalize`` would judge
+    them; None for a field of a type normalising would note as a problem."""
+    if feedback:
+        tail = obj.get(f"{name}_tail")
+        if tail is not None and type(tail) is not str:
+            return None
+        marker = find_marker(tail) if tail else None
+        truncated, hidden = judge_stream(None, None, None, marker, None, None)
+        return truncated, None, hidden, marker
+    values = [obj.get(f"{name}_{k}") for k in ("bytes", "cap", "head_bytes", "tail_bytes")]
+    if any(v is not None and type(v) is not int for v in values):
+        return None
+    flag, preview = obj.get(f"{name}_truncated"), obj.get(f"preview_{name}")
+    if (flag is not None and type(flag) is not bool) or (
+        preview is not None and type(preview) is not str
+    ):
+        return None
+    nbytes, cap, head, tail_bytes = values
+    marker = find_marker(preview) if preview else None
+    truncated, hidden = judge_stream(nbytes, cap, flag, marker, head, tail_bytes)
+    return truncated, nbytes, hidden, marker
 
 
 def _by_rules(rules: tuple[Rule, ...], obj: Any, parent_obj: Any) -> set[str]:
@@ -236,38 +293,73 @@ def _cut_parents(index: RunIndex, rows: Iterable[int]) -> dict[int, int]:
 # before the previews, so the look stops early), and errs toward the rules.
 _BYTES_KEYS = (b'"stdout_bytes"', b'"stderr_bytes"')
 _NOTE_KEY = b'"agent_note"'
+_SCHEMA_KEY = b'"schema"'
+_OWN_SCHEMA = b'{"schema":"tracetui/'
+_OWN_SCHEMA_SPACED = b'{"schema": "tracetui/'
 _SPACE = b" \t\r\n:"
 
 
-def _value_at(data: bytes, key: bytes) -> bytes | None:
-    """The first bytes of ``key``'s value in a raw line; None when the key is not there."""
-    at = data.find(key)
+def _value_at(buf: bytes, key: bytes, start: int, end: int) -> int:
+    """Where ``key``'s value starts in ``buf[start:end]`` (spaces and the colon skipped); -1
+    when the key is not there."""
+    at = buf.find(key, start, end)
     if at < 0:
-        return None
+        return -1
     at += len(key)
-    return data[at : at + 24].lstrip(_SPACE)
+    while at < end and buf[at] in _SPACE:
+        at += 1
+    return at
 
 
-def _byte_counts(data: bytes) -> bool:
+def _imported(buf: bytes, start: int, end: int) -> bool:
+    """The record's ``schema`` is ``import/…``."""
+    if buf.startswith(_OWN_SCHEMA, start) or buf.startswith(_OWN_SCHEMA_SPACED, start):
+        return False  # how tracetui writes a record (compact or json.dumps-spaced): at once
+    at = _value_at(buf, _SCHEMA_KEY, start, end)
+    return at >= 0 and buf.startswith(b'"import/', at)
+
+
+def _byte_counts(buf: bytes, start: int, end: int) -> bool:
     """Both streams' ``{s}_bytes`` hold a number (TT020 cannot fire then)."""
     for key in _BYTES_KEYS:
-        value = _value_at(data, key)
-        if value is None or not value[:1].isdigit():
+        at = _value_at(buf, key, start, end)
+        if at < 0 or not 0x30 <= buf[at] <= 0x39:  # not a digit: null, a string, absent
             return False
     return True
 
 
-def _note_fires(data: bytes) -> bool:
+def _note_fires(buf: bytes, start: int, end: int) -> bool:
     """TT022 on a row that failed with an exit code or was cut: its note predicts success."""
-    note = _value_at(data, _NOTE_KEY)
-    if note is None or note.startswith(b"null"):
+    at = _value_at(buf, _NOTE_KEY, start, end)
+    if at < 0 or buf.startswith(b"null", at):
         return False
-    obj = _load(data)
+    note = _json_string(buf, at, end)
+    if note is not None and predicted_success(note) is None:
+        return False  # the common case, decided without parsing the line
+    obj = _load(buf[start:end])
     if not isinstance(obj, dict) or (obj.get("span_type") == "tool" and missing_contract_keys(obj)):
         return False  # not a record, or one TT001 stops (lint checks nothing else on it)
     value = obj.get("agent_note")
     # As the span reads it: a note of another type is its text (and a TT014 finding).
     return predicted_success(None if value is None else str(value)) is not None
+
+
+def _json_string(buf: bytes, at: int, end: int) -> str | None:
+    """The JSON string starting at ``buf[at]``, decoded; None when no plain string is there."""
+    if at >= end or buf[at] != 0x22:  # '"'
+        return None
+    close = buf.find(b'"', at + 1, end)
+    while close > 0 and buf[close - 1] == 0x5C:  # a backslash: escaped, unless itself escaped
+        slashes = 1
+        while buf[close - 1 - slashes] == 0x5C:
+            slashes += 1
+        if slashes % 2 == 0:
+            break
+        close = buf.find(b'"', close + 1, end)
+    if close < 0:
+        return None
+    value = _load(buf[at : close + 1])
+    return value if isinstance(value, str) else None
 
 
 def _load(data: bytes) -> Any:
@@ -286,41 +378,68 @@ def _span(value: Any) -> Span | None:
         return None
 
 
+CHUNK = 4 << 20
+"""Bytes read from a member at a time by :meth:`_RawLines.locate`."""
+
+
 class _RawLines:
     """The raw bytes of rows, read straight from the members (one descriptor each).
 
     For a finished index (``summary``): reading through :meth:`RunIndex.get` would parse every
-    row it reads, which is what this scan avoids.
+    row it reads, which is what this scan avoids. A member that cannot be opened reads as
+    nothing (its rows are skipped, as lint reports them unreadable).
     """
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
-        self.fds: dict[int, int] = {}
+        self.fds: list[int] = []
+        self.chunk = b""
+        self.chunk_member = -1
+        self.chunk_base = 0
 
     def __enter__(self) -> _RawLines:
+        for im in self.index.members:
+            try:
+                fd = os.open(im.readable, os.O_RDONLY) if im.readable else -1
+            except OSError:
+                fd = -1
+            self.fds.append(fd)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for fd in self.fds.values():
+        for fd in self.fds:
             if fd >= 0:
                 os.close(fd)
         self.fds.clear()
 
+    def locate(self, row: int) -> tuple[bytes, int, int] | None:
+        """``(buffer, start, end)``: row ``row``'s bytes are ``buffer[start:end]``.
+
+        Rows asked in set order are served from one large read of their member at a time: the
+        looks at a row search the buffer in place, with no read or copy per row.
+        """
+        ix = self.index
+        mno, offset, length = ix.member_no[row], ix.offset[row], ix.length[row]
+        base = self.chunk_base
+        if mno != self.chunk_member or offset < base or offset + length > base + len(self.chunk):
+            fd = self.fds[mno]
+            try:
+                self.chunk = os.pread(fd, max(CHUNK, length), offset) if fd >= 0 else b""
+            except OSError:
+                self.chunk = b""
+            self.chunk_member, self.chunk_base = mno, offset
+            base = offset
+        start = offset - base
+        if start + length > len(self.chunk):
+            return None  # the file is shorter than indexed (truncated since?)
+        return self.chunk, start, start + length
+
     def line(self, row: int) -> bytes | None:
         ix = self.index
-        mno = ix.member_no[row]
-        fd = self.fds.get(mno)
-        if fd is None:
-            readable = ix.members[mno].readable
-            try:
-                fd = self.fds[mno] = os.open(readable, os.O_RDONLY) if readable else -1
-            except OSError:
-                fd = self.fds[mno] = -1
-        if fd < 0:
-            return None
+        fd = self.fds[ix.member_no[row]]
         length = ix.length[row]
         try:
-            data = os.pread(fd, length, ix.offset[row])
+            data = os.pread(fd, length, ix.offset[row]) if fd >= 0 else b""
         except OSError:
             return None
         return data if len(data) == length else None
