@@ -2,8 +2,9 @@
 
 Data flows one way: run → index (built on a thread worker, so the first frame paints at once)
 → the app's state (the selected row, the raw toggle, the filter) → the widgets. Keys are app
-bindings with ids (remappable through a keymap) and tooltips, so they work whichever pane has
-focus; the same actions are in the command palette. The live follower (another module) grows
+bindings with ids (remappable through the user's keymap.toml, ui/keymap.py) and tooltips,
+so they work whichever pane has focus; the same actions are in the command palette. The moving
+keys are in ui/navigate.py, the search in ui/find.py. The live follower (another module) grows
 the index and calls :meth:`TraceApp.rows_appended`.
 
 The parts the app hands itself to (the follower, the re-run flow) see it as a
@@ -116,7 +117,8 @@ class TraceApp(Navigation, App[int]):
                 yield DetailPane(id="detail")
                 yield ChainPane(id="chain")
         yield Input(
-            placeholder="search argv, notes, previews — Enter: next match, Esc: close", id="search"
+            placeholder="search argv, notes, previews — Enter: first match, then n / N; Esc: close",
+            id="search",
         )
         yield Footer()
 
