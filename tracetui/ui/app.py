@@ -36,6 +36,7 @@ from tracetui.analysis.rows import RowView
 from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.store.build import build_index, peek_index
+from tracetui.store.ids import table_for
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
@@ -195,6 +196,7 @@ class TraceApp(Navigation, App[int]):
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
         if not get_current_worker().is_cancelled:
+            table_for(index)  # the id column's table: seconds for a million ids, not on the UI
             self.post_message(IndexReady(index))
 
     def _progress_poster(self, total: int) -> Callable[[int], None]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,6 +30,7 @@ from textual.message import Message
 from tracetui.live.follow import Follower
 from tracetui.live.watch import Waiter, make_waiter
 from tracetui.model.text import neutralize_line
+from tracetui.store.ids import table_for
 from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.host import ViewerHost
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
@@ -164,14 +166,21 @@ class LiveFollow:
             return
         if gen != self.generation:
             return  # another run was opened meanwhile; open() stopped this follower
+        # The id column's table (shortest unique forms) is built here, on this worker, and kept
+        # up to date on the follower's thread: a million ids take seconds to sort, and new rows
+        # are inserted one by one, neither of which belongs on the UI thread.
+        table_for(follower.index)
         self.taken = len(follower.index)
         self._post(IndexReady(follower.index))
         if keep_row is not None:
             self._post(LiveUpdate(select=keep_row, generation=gen))
+
+        def on_rows(first: int, items: Sequence[object]) -> None:
+            table_for(follower.index)
+            self._post(LiveUpdate(rows=len(items), generation=gen))
+
         # Rows read from here on are announced; IndexReady is queued before any of them.
-        follower.on_rows = lambda first, items: self._post(
-            LiveUpdate(rows=len(items), generation=gen)
-        )
+        follower.on_rows = on_rows
         self.waiter = PausableWaiter(make_waiter([follower.folder]))
         follower.start(self.waiter)
         self._post(LiveUpdate(generation=gen))  # refresh the header: LIVE
