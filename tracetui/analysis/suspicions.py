@@ -1,16 +1,22 @@
 """Suspicions: the incident rules (TT019–TT025) asked of one span, of a row, or of a whole run.
 
-The same rule functions as ``tracetui lint`` (:mod:`tracetui.analysis.lint_incidents`), so the
-summary, the viewer and lint always agree; this module only chooses which rows to ask.
+The same rule functions (or, for counting, their own predicates) as ``tracetui lint``
+(:mod:`tracetui.analysis.lint_incidents`), so the summary, the viewer and lint agree; this
+module only chooses which rows to ask, and how cheaply.
 
 - :func:`suspicions_of` (a span) and :func:`suspicions_at` (a row of an index, with the retry
-  rule, which needs the row's parent) are for the detail pane: one or two parsed rows.
+  rule, which needs the row's parent) are for the detail pane: one or two parsed rows, read
+  through the index (cached, safe while a run grows and rotates).
 - :func:`may_be_suspicious` says from the index's columns alone whether a row could fire, and
   :func:`next_suspicious` walks to the next row that does: for the list's marks and its keys.
-- :func:`count_suspicions` is ``summary --json``'s ``suspicions``. It reads only the rows that
-  can fire (the columns say which: failed, truncated, retries of truncated rows), and of those
-  parses only the ones whose raw line could (a note, a stream without a byte count…): a run's
-  clean rows are never read again.
+- :func:`count_suspicions` is ``summary --json``'s ``suspicions``, for a finished index. On a
+  tracetui run it reads only the rows that can fire (the columns say which: failed, truncated,
+  retries of truncated rows) in large reads of their members; a row that can only fire TT022 is
+  judged by a look at its note's bytes, a cut row from its fields; only retries, imported records
+  and records of unexpected types go to the rules in full. On an imported run every call is
+  asked. One difference with lint, by design: an ``import/`` record inside a tracetui file that
+  neither failed nor was cut is not read, so a marker it wrote into a file (TT024) is lint's
+  alone (tracetui never writes such a file).
 """
 
 from __future__ import annotations
