@@ -18,6 +18,7 @@ from tracetui.analysis.suspicions import (
     next_suspicious,
     suspicions_at,
     suspicions_of,
+    suspicious_rows,
 )
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
@@ -390,6 +391,8 @@ def test_summary_counts_and_row_answers_agree_with_lint(
         assert span is not None
         assert suspicions_of(span) == [s for s in sorted(at_row) if s[0] != "TT021"]
         assert may_be_suspicious(ix, row) or not at_row
+    fired = {row: frozenset(c for c, _m in suspicions_at(ix, row)) for row in range(len(ix))}
+    assert suspicious_rows(ix) == {row: codes for row, codes in fired.items() if codes}
 
 
 def test_next_suspicious_walks_both_ways(make_run: Any) -> None:
@@ -399,6 +402,8 @@ def test_next_suspicious_walks_both_ways(make_run: Any) -> None:
     )
     assert [next_suspicious(ix, -1), next_suspicious(ix, 1), next_suspicious(ix, 3)] == [1, 3, None]
     assert [next_suspicious(ix, 3, -1), next_suspicious(ix, 1, -1)] == [1, None]
+    assert suspicious_rows(ix) == {1: {"TT019"}, 3: {"TT022"}}
+    assert suspicious_rows(ix, start=2) == {3: {"TT022"}}
 
 
 def test_a_row_tt001_stops_has_no_suspicion(make_run: Any) -> None:

@@ -8,7 +8,9 @@ module only chooses which rows to ask, and how cheaply.
   rule, which needs the row's parent) are for the detail pane: one or two parsed rows, read
   through the index (cached, safe while a run grows and rotates).
 - :func:`may_be_suspicious` says from the index's columns alone whether a row could fire, and
-  :func:`next_suspicious` walks to the next row that does: for the list's marks and its keys.
+  :func:`next_suspicious` walks to the next row that does (row by row: for a short walk);
+  :func:`suspicious_rows` gives every firing row of a run (or of its rows from one on) in one
+  pass: for the list's marks and the keys that walk them on a large run.
 - :func:`count_suspicions` is ``summary --json``'s ``suspicions``, for a finished index. On a
   tracetui run it reads only the rows that can fire (the columns say which: failed, truncated,
   retries of truncated rows) in large reads of their members; a row that can only fire TT022 is
@@ -21,42 +23,32 @@ module only chooses which rows to ask, and how cheaply.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
-from typing import Any
-
 from tracetui.analysis.lint import check_record
-from tracetui.analysis.lint_incidents import blind_retry, stated_clip, unknown_size_reason
-from tracetui.analysis.lint_registry import OWN_DIALECTS, RULES, Rule
-from tracetui.analysis.lint_rules import missing_contract_keys
-from tracetui.analysis.notes import predicted_success
-from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
-from tracetui.model.markers import Marker, find_marker
-from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
-from tracetui.model.truncation import judge_stream
+from tracetui.analysis.lint_incidents import blind_retry
+from tracetui.analysis.lint_registry import RULES
+from tracetui.analysis.suspicion_scan import CODES, RETRY, record_rules, scan, truncated_parent
+from tracetui.model.flags import BAD, FAILED, TRUNCATED
+from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import loads
 
-CODES = ("TT019", "TT020", "TT021", "TT022", "TT023", "TT024", "TT025")
-"""The incident rules, in code order (every one is a key of :func:`count_suspicions`)."""
-RETRY = "TT021"
-"""The one incident rule that needs another span (the retry's parent)."""
+__all__ = [
+    "CODES",
+    "Suspicion",
+    "count_suspicions",
+    "may_be_suspicious",
+    "next_suspicious",
+    "suspicions_at",
+    "suspicions_of",
+    "suspicious_rows",
+]
 
 Suspicion = tuple[str, str]
 """``(code, reason)``: the rule's code and its one-line message, as lint prints them."""
 
 
-def _record_rules() -> tuple[Rule, ...]:
-    # The gate (TT001) comes along: a record it stops gets no other finding from lint, so none
-    # here either.
-    return tuple(
-        r for r in RULES.values() if r.on in ("tool", "record") and (r.code in CODES or r.gate)
-    )
-
-
 def suspicions_of(span: Span) -> list[Suspicion]:
     """The incident findings of one span, without TT021 (see :func:`suspicions_at`)."""
-    found = check_record(span.raw, span, _record_rules())
+    found = check_record(span.raw, span, record_rules())
     return [(code, msg) for code, msg in found if code in CODES]
 
 
@@ -65,11 +57,11 @@ def suspicions_at(index: RunIndex, row: int) -> list[Suspicion]:
     span = index.span(row)
     if span is None:
         return []
-    found = check_record(span.raw, span, _record_rules())
+    found = check_record(span.raw, span, record_rules())
     if found and RULES[found[0][0]].gate:
         return []
     out = [(code, msg) for code, msg in found if code in CODES]
-    parent = _truncated_parent(index, row)
+    parent = truncated_parent(index, row)
     if parent is not None:
         parent_span = index.span(parent)
         why = blind_retry(span, parent_span) if parent_span else None
@@ -77,14 +69,6 @@ def suspicions_at(index: RunIndex, row: int) -> list[Suspicion]:
             out.append((RETRY, why))
     out.sort(key=lambda s: s[0])
     return out
-
-
-def _truncated_parent(index: RunIndex, row: int) -> int | None:
-    pid = index.parent_ids.get(row)
-    prow = index.id_rows.get(pid) if pid is not None else None
-    if prow is None or prow == row or not index.flags[prow] & TRUNCATED:
-        return None
-    return prow
 
 
 def may_be_suspicious(index: RunIndex, row: int) -> bool:
@@ -98,7 +82,7 @@ def may_be_suspicious(index: RunIndex, row: int) -> bool:
         return False
     if index.run.source_format is not None:
         return True
-    return bool(flags & (FAILED | TRUNCATED)) or _truncated_parent(index, row) is not None
+    return bool(flags & (FAILED | TRUNCATED)) or truncated_parent(index, row) is not None
 
 
 def next_suspicious(index: RunIndex, row: int, step: int = 1) -> int | None:
@@ -118,334 +102,21 @@ def count_suspicions(index: RunIndex) -> dict[str, int]:
 
     Every code of :data:`CODES` is a key, zero included. A row counts once per code however
     many of its streams fire.
-
-    A row whose only possible finding is TT022 is judged from its flags and its note alone: the
-    rule asks exactly that (a real nonzero exit or a cut, and a note predicting success), and
-    the flags are the same judgement the span makes. Every other candidate is normalised and
-    given to the rules themselves. (The loop is written flat: it runs once per failed or cut
-    row of a run, and ``summary`` must stay fast.)
     """
     counts = dict.fromkeys(CODES, 0)
-    rules = _record_rules()
-    flags, hidden = index.flags, index.hidden
-    whole = index.run.source_format is not None  # an imported run: small, every row may fire
-    if whole:
-        rows, parents = list(range(len(index))), _cut_parents(index, range(len(index)))
-    else:
-        rows, parents = _candidates(index)
-    with _RawLines(index) as raw:
-        for row in rows:
-            f = flags[row]
-            if f & (BAD | SIDECAR):
-                continue
-            got = raw.locate(row)
-            if got is None:
-                continue
-            buf, start, end = got
-            obj = parent_obj = None
-            parent = parents.get(row)
-            if parent is not None:
-                obj, parent_data = _load(buf[start:end]), raw.line(parent)
-                parent_obj = _load(parent_data) if parent_data is not None else None
-                if not _may_repeat(obj, parent_obj):
-                    parent_obj = None  # another command: no blind retry
-            cut = f & TRUNCATED
-            failed = f & FAILED and not f & NULL_EXIT  # a real nonzero exit
-            codes: set[str] | None = None
-            if whole or parent_obj is not None or _imported(buf, start, end):
-                pass  # the rules themselves (imported records; a retry to compare)
-            elif cut and (failed or hidden[row] == NO_VALUE or not _byte_counts(buf, start, end)):
-                # TT019 or TT020 may fire: they need the streams' evidence (TT022 comes along).
-                obj = _load(buf[start:end]) if obj is None else obj
-                codes = _stream_codes(obj, bool(failed))
-            elif (cut or failed) and _note_fires(buf, start, end):
-                codes = {"TT022"}
-            else:
-                continue
-            if codes is None:
-                record = _load(buf[start:end]) if obj is None else obj
-                codes = _by_rules(rules, record, parent_obj)
-            for code in codes:
-                counts[code] += 1
+    for _row, codes in scan(index):
+        for code in codes:
+            counts[code] += 1
     return counts
 
 
-def _stream_codes(obj: Any, failed: bool) -> set[str] | None:
-    """TT019, TT020 and TT022 of a cut record in a tracetui dialect, judged from its fields with
-    the rules' own predicates (``stated_clip``, ``unknown_size_reason``, ``predicted_success``)
-    and the one truncation judgement (``judge_stream``), without building a Span. None when the
-    record is not plain (a field of an unexpected type, another dialect): then the rules decide.
-    ``failed``: the row's flags say it exited nonzero (with a code).
+def suspicious_rows(index: RunIndex, start: int = 0) -> dict[int, frozenset[str]]:
+    """Row → the incident codes it fires, for the committed rows from ``start`` on (re-runs
+    left out), by the same reading as :func:`count_suspicions`: one pass for a whole run's
+    marks, rather than :func:`suspicions_at` row by row.
+
+    It reads the members by path, in large reads, so it is for an index whose files stay put
+    (a finished run, or the rows of a growing one since the last call while nothing rotates);
+    :func:`suspicions_at` reads through the index and is safe at any time.
     """
-    if not isinstance(obj, dict):
-        return None
-    try:
-        dialect = detect_dialect(obj)
-    except NotASpan:
-        return None
-    if dialect not in OWN_DIALECTS:
-        return None
-    if obj.get("span_type") == "tool" and missing_contract_keys(obj):
-        return set()  # TT001 stops it: lint checks nothing else on it
-    codes = set()
-    cut = False
-    for name in STREAMS:
-        evidence = _evidence(obj, name, dialect == FEEDBACK)
-        if evidence is None:
-            return None
-        truncated, nbytes, hidden, marker = evidence
-        cut = cut or bool(truncated)
-        if failed and truncated and stated_clip(obj, name, marker) == "head":
-            codes.add("TT019")
-        if unknown_size_reason(name, truncated, nbytes, hidden, marker) is not None:
-            codes.add("TT020")
-    note = obj.get("agent_note")
-    if (failed or cut) and predicted_success(None if note is None else str(note)) is not None:
-        codes.add("TT022")
-    return codes
-
-
-def _evidence(
-    obj: dict[str, Any], name: str, feedback: bool
-) -> tuple[bool | None, int | None, int | None, Marker | None] | None:
-    """``(truncated, bytes, hidden bytes, marker)`` of one stream, as ``normalize`` would judge
-    them; None for a field of a type normalising would note as a problem."""
-    if feedback:
-        tail = obj.get(f"{name}_tail")
-        if tail is not None and type(tail) is not str:
-            return None
-        marker = find_marker(tail) if tail else None
-        truncated, hidden = judge_stream(None, None, None, marker, None, None)
-        return truncated, None, hidden, marker
-    values = [obj.get(f"{name}_{k}") for k in ("bytes", "cap", "head_bytes", "tail_bytes")]
-    if any(v is not None and type(v) is not int for v in values):
-        return None
-    flag, preview = obj.get(f"{name}_truncated"), obj.get(f"preview_{name}")
-    if (flag is not None and type(flag) is not bool) or (
-        preview is not None and type(preview) is not str
-    ):
-        return None
-    nbytes, cap, head, tail_bytes = values
-    marker = find_marker(preview) if preview else None
-    truncated, hidden = judge_stream(nbytes, cap, flag, marker, head, tail_bytes)
-    return truncated, nbytes, hidden, marker
-
-
-def _by_rules(rules: tuple[Rule, ...], obj: Any, parent_obj: Any) -> set[str]:
-    """The incident codes a record fires, asked of the rules (TT021 against its cut parent)."""
-    span = _span(obj)
-    if span is None:
-        return set()
-    found = check_record(span.raw, span, rules)
-    if found and RULES[found[0][0]].gate:
-        return set()
-    codes = {code for code, _msg in found if code in CODES}
-    parent_span = _span(parent_obj) if parent_obj is not None else None
-    if parent_span is not None and blind_retry(span, parent_span) is not None:
-        codes.add(RETRY)
-    return codes
-
-
-def _may_repeat(obj: Any, parent: Any) -> bool:
-    """False when two raw records plainly run different commands (argv lists of strings that
-    differ, or cwds that differ); True when they may run the same one."""
-    if not isinstance(obj, dict) or not isinstance(parent, dict):
-        return False
-    for key in ("argv", "command", "cwd"):
-        a, b = obj.get(key), parent.get(key)
-        if _plain(a) and _plain(b) and a != b:
-            return False
-    return True
-
-
-def _plain(v: Any) -> bool:
-    return isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
-
-
-_MAY_FIRE = bytes(
-    1 if f & (FAILED | TRUNCATED) and not f & (BAD | SIDECAR) else 0 for f in range(256)
-)
-"""Row flags → 1 for a row that failed or was cut (of the trace itself), else 0."""
-
-
-def _candidates(index: RunIndex) -> tuple[list[int], dict[int, int]]:
-    """Rows of a run in tracetui's dialects that may fire, in order: failed or cut rows (found
-    at C speed in the flags column), and retries of cut rows; with each retry's cut parent."""
-    n = len(index)
-    marks = index.flags[:n].tobytes().translate(_MAY_FIRE)
-    rows = set()
-    row = marks.find(1)
-    while row >= 0:
-        rows.add(row)
-        row = marks.find(1, row + 1)
-    parents = _cut_parents(index, index.parent_ids)
-    rows.update(parents)
-    return sorted(rows), parents
-
-
-def _cut_parents(index: RunIndex, rows: Iterable[int]) -> dict[int, int]:
-    """Row → its parent's row, for the ``rows`` (of those committed) whose parent was cut."""
-    n = len(index)
-    out = {}
-    for row in rows:
-        if row < n and (parent := _truncated_parent(index, row)) is not None:
-            out[row] = parent
-    return out
-
-
-# A byte-level look at a raw line, to tell rows that need the rules from rows that need only
-# their note, without parsing them. It takes the first occurrence of a key for the record's
-# own (JSON writers write each key once, plainly spelled, and tracetui's dialects put these
-# before the previews, so the look stops early), and errs toward the rules.
-_BYTES_KEYS = (b'"stdout_bytes"', b'"stderr_bytes"')
-_NOTE_KEY = b'"agent_note"'
-_SCHEMA_KEY = b'"schema"'
-_OWN_SCHEMA = b'{"schema":"tracetui/'
-_OWN_SCHEMA_SPACED = b'{"schema": "tracetui/'
-_SPACE = b" \t\r\n:"
-
-
-def _value_at(buf: bytes, key: bytes, start: int, end: int) -> int:
-    """Where ``key``'s value starts in ``buf[start:end]`` (spaces and the colon skipped); -1
-    when the key is not there."""
-    at = buf.find(key, start, end)
-    if at < 0:
-        return -1
-    at += len(key)
-    while at < end and buf[at] in _SPACE:
-        at += 1
-    return at
-
-
-def _imported(buf: bytes, start: int, end: int) -> bool:
-    """The record's ``schema`` is ``import/…``."""
-    if buf.startswith(_OWN_SCHEMA, start) or buf.startswith(_OWN_SCHEMA_SPACED, start):
-        return False  # how tracetui writes a record (compact or json.dumps-spaced): at once
-    at = _value_at(buf, _SCHEMA_KEY, start, end)
-    return at >= 0 and buf.startswith(b'"import/', at)
-
-
-def _byte_counts(buf: bytes, start: int, end: int) -> bool:
-    """Both streams' ``{s}_bytes`` hold a number (TT020 cannot fire then)."""
-    for key in _BYTES_KEYS:
-        at = _value_at(buf, key, start, end)
-        if at < 0 or not 0x30 <= buf[at] <= 0x39:  # not a digit: null, a string, absent
-            return False
-    return True
-
-
-def _note_fires(buf: bytes, start: int, end: int) -> bool:
-    """TT022 on a row that failed with an exit code or was cut: its note predicts success."""
-    at = _value_at(buf, _NOTE_KEY, start, end)
-    if at < 0 or buf.startswith(b"null", at):
-        return False
-    note = _json_string(buf, at, end)
-    if note is not None and predicted_success(note) is None:
-        return False  # the common case, decided without parsing the line
-    obj = _load(buf[start:end])
-    if not isinstance(obj, dict) or (obj.get("span_type") == "tool" and missing_contract_keys(obj)):
-        return False  # not a record, or one TT001 stops (lint checks nothing else on it)
-    value = obj.get("agent_note")
-    # As the span reads it: a note of another type is its text (and a TT014 finding).
-    return predicted_success(None if value is None else str(value)) is not None
-
-
-def _json_string(buf: bytes, at: int, end: int) -> str | None:
-    """The JSON string starting at ``buf[at]``, decoded; None when no plain string is there."""
-    if at >= end or buf[at] != 0x22:  # '"'
-        return None
-    close = buf.find(b'"', at + 1, end)
-    while close > 0 and buf[close - 1] == 0x5C:  # a backslash: escaped, unless itself escaped
-        slashes = 1
-        while buf[close - 1 - slashes] == 0x5C:
-            slashes += 1
-        if slashes % 2 == 0:
-            break
-        close = buf.find(b'"', close + 1, end)
-    if close < 0:
-        return None
-    value = _load(buf[at : close + 1])
-    return value if isinstance(value, str) else None
-
-
-def _load(data: bytes) -> Any:
-    try:
-        return loads(data)[0]
-    except ValueError:
-        return None
-
-
-def _span(value: Any) -> Span | None:
-    if not isinstance(value, dict):
-        return None
-    try:
-        return normalize(value)
-    except NotASpan:
-        return None
-
-
-CHUNK = 4 << 20
-"""Bytes read from a member at a time by :meth:`_RawLines.locate`."""
-
-
-class _RawLines:
-    """The raw bytes of rows, read straight from the members (one descriptor each).
-
-    For a finished index (``summary``): reading through :meth:`RunIndex.get` would parse every
-    row it reads, which is what this scan avoids. A member that cannot be opened reads as
-    nothing (its rows are skipped, as lint reports them unreadable).
-    """
-
-    def __init__(self, index: RunIndex) -> None:
-        self.index = index
-        self.fds: list[int] = []
-        self.chunk = b""
-        self.chunk_member = -1
-        self.chunk_base = 0
-
-    def __enter__(self) -> _RawLines:
-        for im in self.index.members:
-            try:
-                fd = os.open(im.readable, os.O_RDONLY) if im.readable else -1
-            except OSError:
-                fd = -1
-            self.fds.append(fd)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for fd in self.fds:
-            if fd >= 0:
-                os.close(fd)
-        self.fds.clear()
-
-    def locate(self, row: int) -> tuple[bytes, int, int] | None:
-        """``(buffer, start, end)``: row ``row``'s bytes are ``buffer[start:end]``.
-
-        Rows asked in set order are served from one large read of their member at a time: the
-        looks at a row search the buffer in place, with no read or copy per row.
-        """
-        ix = self.index
-        mno, offset, length = ix.member_no[row], ix.offset[row], ix.length[row]
-        base = self.chunk_base
-        if mno != self.chunk_member or offset < base or offset + length > base + len(self.chunk):
-            fd = self.fds[mno]
-            try:
-                self.chunk = os.pread(fd, max(CHUNK, length), offset) if fd >= 0 else b""
-            except OSError:
-                self.chunk = b""
-            self.chunk_member, self.chunk_base = mno, offset
-            base = offset
-        start = offset - base
-        if start + length > len(self.chunk):
-            return None  # the file is shorter than indexed (truncated since?)
-        return self.chunk, start, start + length
-
-    def line(self, row: int) -> bytes | None:
-        ix = self.index
-        fd = self.fds[ix.member_no[row]]
-        length = ix.length[row]
-        try:
-            data = os.pread(fd, length, ix.offset[row]) if fd >= 0 else b""
-        except OSError:
-            return None
-        return data if len(data) == length else None
+    return {row: frozenset(codes) for row, codes in scan(index, start)}
