@@ -176,8 +176,13 @@ async def test_random_keys_while_the_run_grows(tmp_path: Path, busy_switching: N
         # was still being read: pause (EARLY, pressed by the hook), search, resume.
         for key in OPENING:
             pressed.append(await press(pilot, app, key, rnd))
-        if app.query_one(RunHeader).state == "PAUSED":  # the early key came after the read
+        # Whatever order the early keys landed in, end up following: the header shows the state
+        # once the keys are handled, so wait for it to settle before deciding.
+        await until(pilot, lambda: app.query_one(RunHeader).state in ("LIVE", "PAUSED"), app)
+        await pilot.pause(0.2)
+        if app.query_one(RunHeader).state == "PAUSED":
             pressed.append(await press(pilot, app, "f", rnd))
+        await until(pilot, lambda: app.query_one(RunHeader).state == "LIVE", app)
         await until(pilot, lambda: app.index is not None and len(app.index) >= len(first), app)
         assert app._exception is None, f"opening: {app._exception!r}"
         assert app.index is not None and len(app.index) == len(first), context()

@@ -14,6 +14,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tracetui.analysis.suspicions import may_be_suspicious, suspicions_at
 from tracetui.model.flags import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize_line
@@ -209,6 +210,9 @@ class Cell:
     """A style name the UI maps to a colour (``failed``, ``null``, ``trunc``, ``dim``, ``""``)."""
 
 
+SUSPICION_GLYPH = "⚑"
+"""Before ARGV on a row an incident lint rule fires on (``w``/``W`` walk them in the viewer)."""
+
 COLUMNS = (("TIME", 8), ("ID", 8), ("EXIT", 4), ("DUR", 5), ("OUT", 9), ("ERR", 9), ("✂", 1))
 """Fixed columns before ARGV, which takes the rest of the width."""
 
@@ -247,6 +251,9 @@ def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
     else:
         mark, mark_style = "", ""
     argv = " ".join(span.argv) if span.argv else (span.tool_name or "?")
+    if may_be_suspicious(index, row) and suspicions_at(index, row):
+        # An incident rule fires (TT019-TT025): the agent may have acted on a partial document.
+        argv = f"{SUSPICION_GLYPH} {argv}"
     return [
         Cell(fmt_time(span.started_at), "dim"),
         Cell(cell_id(index, span.command_id), "dim"),  # the run's one id rule (store/ids.py)

@@ -82,6 +82,20 @@ VIEW_BINDINGS: list[Binding] = [
         "Previous span with a nonzero or missing exit",
         show=False,
     ),
+    _b(
+        "w",
+        "next_suspicion",
+        "Next suspicion",
+        "Next span an incident rule (TT019-TT025) flags: the agent may have acted on a part",
+        show=False,
+    ),
+    _b(
+        "W",
+        "prev_suspicion",
+        "Previous suspicion",
+        "Previous span an incident rule (TT019-TT025) flags",
+        show=False,
+    ),
     _b("t", "next_truncated", "Next truncated", "Next span whose output was cut", show=False),
     _b(
         "T",

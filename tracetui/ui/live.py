@@ -182,6 +182,8 @@ class LiveFollow:
         # Rows read from here on are announced; IndexReady is queued before any of them.
         follower.on_rows = on_rows
         self.waiter = PausableWaiter(make_waiter([follower.folder]))
+        # Paused (f) during the catch-up: the thread must start paused too, not read on.
+        self.waiter.set_paused(self.paused)
         follower.start(self.waiter)
         self._post(LiveUpdate(generation=gen))  # refresh the header: LIVE
 

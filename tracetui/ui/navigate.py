@@ -12,6 +12,7 @@ from typing import Protocol
 from textual.screen import Screen, ScreenResultCallbackType
 from textual.widget import Widget
 
+from tracetui.analysis.suspicions import next_suspicious
 from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import IdError, resolve, shown_id
@@ -30,6 +31,7 @@ class NavHost(Protocol):
 
     index: RunIndex | None
     search: SearchFlow
+    selected_row: int | None
 
     @property
     def spans(self) -> SpanList: ...
@@ -97,6 +99,26 @@ class Navigation:
 
     def action_prev_truncated(self: NavHost) -> None:
         Navigation._jump(self, TRUNCATED, -1, "truncated span")
+
+    def _jump_suspicion(self: NavHost, step: int) -> None:
+        """Walk rows an incident rule fires on (lnav's w/W walk warnings); the columns rule out
+        most rows without reading them."""
+        index, row = self.index, self.selected_row
+        if index is None:
+            return
+        start = row if row is not None else (-1 if step > 0 else len(index))
+        found = next_suspicious(index, start, step)
+        if found is None:
+            where = "below" if step > 0 else "above"
+            self.notify(f"no suspicion (TT019-TT025) {where}", timeout=3)
+            return
+        self.select_row(found)
+
+    def action_next_suspicion(self: NavHost) -> None:
+        Navigation._jump_suspicion(self, 1)
+
+    def action_prev_suspicion(self: NavHost) -> None:
+        Navigation._jump_suspicion(self, -1)
 
     def action_latest_failure(self: NavHost) -> None:
         if self.index is None or self.index.latest_failure is None:

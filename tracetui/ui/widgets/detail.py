@@ -17,8 +17,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tracetui.analysis.rows import banner, fmt_duration, items_note, never_shown
+from tracetui.analysis.rows import SUSPICION_GLYPH, banner, fmt_duration, items_note, never_shown
 from tracetui.analysis.search import match_spans
+from tracetui.analysis.suspicions import Suspicion, may_be_suspicious, suspicions_at
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize, neutralize_line, pretty_json, quote_argv
@@ -95,7 +96,8 @@ class DetailPane(VerticalScroll):
             return self._raw(item)
         if isinstance(item, BadLine):
             return self._bad(item)
-        return self._span(index.run, item)
+        found = suspicions_at(index, row) if may_be_suspicious(index, row) else []
+        return self._span(index.run, item, found)
 
     def _raw(self, item: Span | BadLine) -> Text:
         t = Text()
@@ -125,7 +127,7 @@ class DetailPane(VerticalScroll):
         t.append(value, style)
         t.append("\n")
 
-    def _span(self, run: Run, span: Span) -> Text:
+    def _span(self, run: Run, span: Span, suspicions: list[Suspicion] | None = None) -> Text:
         st = self.body.st
         t = Text()
         t.append(quote_argv(span.argv) if span.argv else "(no argv recorded)", st("argv"))
@@ -149,6 +151,9 @@ class DetailPane(VerticalScroll):
             self._field(t, "exit", f"{span.exit_code}{err}", style)
         if span.agent_note:
             self._field(t, "note", neutralize_line(span.agent_note))
+        for code, reason in suspicions or ():
+            # The incident rules' own words (docs/lint.md): why this span deserves a second look.
+            self._field(t, SUSPICION_GLYPH, neutralize_line(f"{code} {reason}"), st("warn"))
         ids = f"{span.command_id or '-'}"
         if span.parent_command_id:
             ids += f"   retry of {span.parent_command_id}"
