@@ -21,15 +21,14 @@ import gzip
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, overload
+from typing import IO
 
 from tracetui.live.rotation import RotationTracker
+from tracetui.live.rowitems import Item, RowItems
 from tracetui.live.watch import HEAD, DirWatch, FileState, Waiter, ident_of, make_waiter, spool
-from tracetui.model.spans import Span
 from tracetui.store import fastindex
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import (
-    BadLine,
     NotRegularFile,
     RawLine,
     iter_lines,
@@ -38,53 +37,11 @@ from tracetui.store.reader import (
 )
 from tracetui.store.runset import Member, Run, sidecar_path
 
-Item = Span | BadLine
 RowsCallback = Callable[[int, Sequence[Item]], None]
 """``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
 
 BULK_BYTES = 1 << 20
 """Unread bytes above which a file is read through the C scanner rather than line by line."""
-
-
-class RowItems(Sequence[Item]):
-    """Rows ``first .. first+count-1`` of an index; rows read in bulk are parsed when looked at.
-
-    The UI only needs to know how many rows arrived; ``tail`` reads each one. Parsing every
-    row of a big catch-up for a callback that only counts them was most of its cost. Rows read
-    line by line (the live steady state) come parsed already, as read: their file may be
-    replaced before anyone looks.
-    """
-
-    def __init__(
-        self, index: RunIndex, first: int, count: int, known: dict[int, Item] | None = None
-    ) -> None:
-        # Private names: ``index`` and ``count`` would shadow the Sequence methods of that name.
-        self._index, self._first, self._count = index, first, count
-        self._known = known or {}
-
-    @property
-    def first(self) -> int:
-        """Index row of item 0."""
-        return self._first
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, i: int) -> Item: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Item]: ...
-
-    def __getitem__(self, i: int | slice) -> Item | list[Item]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(self._count))]
-        if i < 0:
-            i += self._count
-        if not 0 <= i < self._count:
-            raise IndexError(i)
-        row = self._first + i
-        got = self._known.get(row)
-        return got if got is not None else self._index.get(row)
 
 
 class Follower:
