@@ -9,14 +9,8 @@ from typing import Any
 import pytest
 from records import tool
 
-from tracetui.export.report import (
-    ReportError,
-    code_span,
-    fence,
-    find_row,
-    render_report,
-    rerun_verdict,
-)
+from tracetui.export.markdown import code_span, fence
+from tracetui.export.report import ReportError, find_row, render_report, rerun_verdict
 from tracetui.model.markers import marker_line
 from tracetui.model.spans import normalize
 from tracetui.rerun import diff

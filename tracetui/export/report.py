@@ -1,4 +1,4 @@
-"""A Markdown postmortem of one span's retry chain (``tracetui report``, the viewer's ``e`` key).
+"""A Markdown postmortem of one span's retry chain (``tracetui report``, the viewer's ``P`` key).
 
 :func:`render_report` is pure: an index and a row in, GitHub-flavoured Markdown out. It reads only
 the rows of one chain. Every string from the trace (and the run's file names) is untrusted: it is
@@ -18,10 +18,11 @@ import re
 from collections.abc import Sequence
 
 from tracetui.analysis.chains import PARENT_MISSING, ChainIndex
+from tracetui.export.markdown import bounded_lines, code_span, duration, fence, num, share
 from tracetui.model.flags import SIDECAR
 from tracetui.model.markers import split_preview
 from tracetui.model.spans import STREAMS, Span, StreamFacts
-from tracetui.model.text import neutralize, neutralize_line, quote_argv
+from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.rerun import diff
 from tracetui.store import ids
 from tracetui.store.index import RunIndex
@@ -61,84 +62,6 @@ def find_row(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
 
 
 # ------------------------------------------------------------------ Markdown pieces
-def num(n: int | float | None) -> str:
-    """``16,014``; ``?`` when unknown."""
-    return "?" if n is None else f"{int(n):,}"
-
-
-def share(part: int | None, whole: int | None) -> str:
-    """``66%`` (``<1%`` for a sliver); empty when it cannot be told."""
-    if part is None or not whole or part <= 0:
-        return ""
-    pct = 100 * part / whole
-    return "<1%" if pct < 1 else f"{round(pct)}%"
-
-
-def duration(ms: float | None) -> str:
-    if ms is None:
-        return "?"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.1f} s"
-    minutes, seconds = divmod(int(ms // 1000), 60)
-    return f"{minutes}m {seconds:02d}s"
-
-
-def _longest_run(text: str, ch: str = "`") -> int:
-    runs = re.findall(re.escape(ch) + "+", text)
-    return max((len(r) for r in runs), default=0)
-
-
-def code_span(text: str, *, cell: bool = False) -> str:
-    """Untrusted one-line text as a code span no backtick inside can close.
-
-    The only way trace text enters running Markdown: inside code nothing is markup, HTML or an
-    autolink. In a table ``cell`` a pipe is escaped: GitHub splits cells at a bare ``|`` even
-    inside code.
-    """
-    text = neutralize_line(text)
-    if cell:
-        text = text.replace("|", "\\|")
-    ticks = "`" * (_longest_run(text) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def fence(lines: list[str]) -> list[str]:
-    """A fenced block around already-neutralised lines, longer than any backtick run in them."""
-    ticks = "`" * max(3, _longest_run("\n".join(lines)) + 1)
-    return [f"{ticks}text", *lines, ticks]
-
-
-LINE_CHARS = 400
-"""Longest line shown in a fenced block; longer ones are cut with a note."""
-
-
-def bounded_lines(text: str, limit: int, *, keep: str, what: str) -> list[str]:
-    """At most ``limit`` neutralised lines of ``text`` from its ``start`` or ``end``, elision noted."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    dropped = max(0, len(lines) - limit)
-    lines = lines[-limit:] if keep == "end" else lines[:limit]
-    shown = [_cut(neutralize(x).replace("\t", "    ")) for x in lines]
-    if dropped and what:
-        note = f"[… {num(dropped)} {what} not shown here …]"
-        if keep == "end":
-            shown.insert(0, note)
-        else:
-            shown.append(note)
-    return shown
-
-
-def _cut(line: str) -> str:
-    if len(line) <= LINE_CHARS:
-        return line
-    return line[:LINE_CHARS] + f" [… {num(len(line) - LINE_CHARS)} more characters …]"
-
-
-# ------------------------------------------------------------------ re-runs from the sidecar
 class RecordOutput:
     """A re-run's output as far as its sidecar record keeps it (a :class:`diff.Output`).
 
