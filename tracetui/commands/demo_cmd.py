@@ -58,7 +58,14 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write the demo run in {folder}: {exc.strerror}") from None
         if args.no_ui:
             n = run_session(folder, speed=speed)
-            print(f"tracetui demo: {n} spans recorded in {folder}", file=sys.stderr)
+            if args.keep:
+                print(f"tracetui demo: {n} spans recorded in {folder}", file=sys.stderr)
+            else:  # the temporary folder goes in the finally below: do not name it as if it stayed
+                print(
+                    f"tracetui demo: recorded {n} spans in a temporary run"
+                    " (removed; --keep DIR keeps it)",
+                    file=sys.stderr,
+                )
             return 0
         return _with_viewer(folder, speed)
     finally:
