@@ -372,7 +372,8 @@ class TraceApp(Navigation, App[int]):
             return
         i = pane.order.index(row) + step
         if not 0 <= i < len(pane.order):
-            self.notify("end of the chain", timeout=2)
+            where = "first" if i < 0 else "last"  # the step ran off this end of the chain
+            self.notify(f"{where} attempt of the chain", timeout=2)
             return
         self.select_row(pane.order[i])
 
