@@ -32,9 +32,26 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if not runs:
         raise UsageError("nothing to view")
+    for path in args.paths:
+        if _is_empty_file(path) and all(
+            _is_empty_file(m.path) for m in open_paths([path])[0].members
+        ):
+            # docs/viewer.md: an empty path is one line and exit 2, before any screen is drawn.
+            # `tracetui tail` still follows an empty base that a writer is about to fill.
+            raise UsageError(f"{path}: empty file (0 bytes): nothing to view yet")
 
     from tracetui.ui.app import TraceApp
     from tracetui.ui.launch import run_app
 
     # A crash inside the app comes out of run_app as ViewerCrashed: a crash report, exit 3.
     return run_app(TraceApp(runs, follow=not args.no_follow))
+
+
+def _is_empty_file(path: str) -> bool:
+    """Whether ``path`` names a regular file of 0 bytes (a directory never does)."""
+    import os
+
+    try:
+        return os.path.isfile(path) and os.path.getsize(path) == 0
+    except OSError:
+        return False
