@@ -1,19 +1,51 @@
 """Small lies of issue 16 in the viewer: what a toast or a header says must be true.
 
 `[` at the first attempt of a chain and `]` at its last say which end they hit (not "end of the
-chain" at the root, which is its start).
+chain" at the root, which is its start). The live header's file count leaves out members rotated
+past the keep count (deleted).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from records import encode_line, tool
-from viewer_helpers import settle
+from viewer_helpers import FLAKY, settle
 
+from tracetui.record.rotate import append_record
 from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
+from tracetui.ui.widgets.run_header import RunHeader
+
+BASE = "feedback_record.jsonl"
+FLAKY_ROWS = 12  # rows of the flaky run (tests/ui/test_live.py)
+
+
+def write(run_dir: Path, records: list[dict[str, Any]]) -> None:
+    """Append ``records`` from another thread, as a harness would, rotating at 4 KB, keeping 4."""
+
+    def go() -> None:
+        for rec in records:
+            append_record(run_dir / BASE, rec, 4096, 4)
+
+    t = threading.Thread(target=go)
+    t.start()
+    t.join()
+
+
+async def until(pilot: Any, done: Callable[[], bool], *, pauses: int = 400) -> None:
+    """Let the app run until ``done()``; fail (not hang) if it never happens."""
+    for _ in range(pauses):
+        if done():
+            return
+        await pilot.pause(0.01)
+    assert done(), "the app never got there"
 
 
 def notes(app: TraceApp) -> list[str]:
@@ -50,3 +82,23 @@ async def test_chain_step_off_an_end_names_that_end(
         await pilot.pause()
         assert app.selected_row == row  # nothing to step to: the selection stays
         assert notes(app)[-1] == said
+
+
+async def test_live_header_counts_only_files_still_there(tmp_path: Path) -> None:
+    # The flaky run followed while records rotate it past keep=4: the oldest generations are
+    # deleted, so the header counts the base and its four kept members, not every file seen.
+    run_dir = tmp_path / "flaky"
+    shutil.copytree(FLAKY, run_dir)
+    app = TraceApp(open_paths([str(run_dir)]), follow=True)
+    records = [tool(f"live-ok-{i}", argv=["echo", str(i)]) for i in range(40)]
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.query_one(RunHeader).state == "LIVE")
+        for i in range(0, len(records), 6):
+            write(run_dir, records[i : i + 6])
+            want = FLAKY_ROWS + min(len(records), i + 6)
+            await until(pilot, lambda want=want: len(app.index) >= want)
+        on_disk = sorted(n for n in os.listdir(run_dir) if not n.endswith(".lock"))
+        assert on_disk == [BASE] + [f"{BASE}.{n}" for n in range(1, 5)]
+        assert any(not m.readable for m in app.index.members)  # some were rotated away
+        await until(pilot, lambda: "· 5 files ·" in str(app.query_one(RunHeader).render()))

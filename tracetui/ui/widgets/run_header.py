@@ -73,7 +73,8 @@ class RunHeader(Static):
         ix = self.index
         if ix is not None:
             s = ix.snapshot().stats  # totals that agree, while the follower appends
-            files = sum(1 for m in ix.members if m.member.number >= 0)
+            # Only members still on disk: one rotated past the keep count is gone (readable "").
+            files = sum(1 for m in ix.members if m.member.number >= 0 and m.readable)
             facts: list[tuple[str, str]] = [
                 (f"{files} file{'s' if files != 1 else ''}", ""),
                 (f"{s.spans:,} spans", ""),
