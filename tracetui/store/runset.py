@@ -222,6 +222,26 @@ def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:
     return runs, claimed
 
 
+def _runs_in_folder(path: str, names: list[str]) -> list[Run]:
+    """The runs whose files sit directly in the folder ``path`` (``names``: its listing)."""
+    # Not only regular files: a FIFO or device named like a member gets a note (_run_for).
+    files = [n for n in names if not os.path.isdir(os.path.join(path, n))]
+    groups = _members_by_base(files)
+    unrotated = [
+        name
+        for entries in groups.values()
+        for name, n, _gz in entries
+        if n == 0 and os.path.isfile(os.path.join(path, name))  # sniffing opens the file
+    ]
+    runs, claimed = _foreign_runs(path, sorted(unrotated))
+    present = set(files) - claimed
+    for base in sorted(groups):
+        entries = [e for e in groups[base] if e[0] not in claimed]
+        if entries and _is_run_base(base):
+            runs.append(_run_for(path, base, entries, base + SIDECAR_SUFFIX in present))
+    return runs
+
+
 def open_path(path: str) -> list[Run]:
     """The runs at ``path``: one for a file (any member names its run), all bases in a directory."""
     if not os.path.exists(path):
@@ -231,24 +251,13 @@ def open_path(path: str) -> list[Run]:
             names = sorted(os.listdir(path))
         except OSError as exc:
             raise RunSetError(f"{path}: cannot list directory: {exc.strerror}") from None
-        # Not only regular files: a FIFO or device named like a member gets a note (_run_for).
-        files = [n for n in names if not os.path.isdir(os.path.join(path, n))]
-        groups = _members_by_base(files)
-        unrotated = [
-            name
-            for entries in groups.values()
-            for name, n, _gz in entries
-            if n == 0 and os.path.isfile(os.path.join(path, name))  # sniffing opens the file
-        ]
-        runs, claimed = _foreign_runs(path, sorted(unrotated))
-        present = set(files) - claimed
-        for base in sorted(groups):
-            entries = [e for e in groups[base] if e[0] not in claimed]
-            if entries and _is_run_base(base):
-                runs.append(_run_for(path, base, entries, base + SIDECAR_SUFFIX in present))
+        runs = _runs_in_folder(path, names)
+        if not runs:
+            runs = _runs_in_subfolders(path, names)
         if not runs:
             raise RunSetError(
                 f"{path}: no run files (*.jsonl, or another agent's trace) in this directory"
+                " or its sub-folders"
             )
         return sorted(runs, key=lambda r: r.base)
     folder, name = os.path.split(path)
@@ -275,6 +284,21 @@ def open_path(path: str) -> list[Run]:
         raise RunSetError(f"{folder}: cannot list directory: {exc.strerror}") from None
     entries = _members_by_base(names).get(base_name, [])
     return [_run_for(folder, base_name, entries, base_name + SIDECAR_SUFFIX in set(names))]
+
+
+def _runs_in_subfolders(path: str, names: list[str]) -> list[Run]:
+    """The runs one level down, for a folder of run folders (``sample_runs/``); a sub-folder
+    that holds no run, or cannot be listed, is passed over. Only one level: never a crawl."""
+    runs: list[Run] = []
+    for name in names:
+        sub = os.path.join(path, name)
+        if not os.path.isdir(sub) or os.path.islink(sub):
+            continue
+        try:
+            runs.extend(_runs_in_folder(sub, sorted(os.listdir(sub))))
+        except OSError:
+            continue
+    return runs
 
 
 def open_paths(paths: list[str]) -> list[Run]:
