@@ -231,6 +231,8 @@ class TraceApp(Navigation, App[int]):
         self.mask = 0
         self.query_one(RunHeader).set_facts(index=index, progress="")
         start = index.latest_failure if index.latest_failure is not None else len(index) - 1
+        if index.latest_failure is None:
+            start = _first_lying_row(index, start)
         if kept is not None:
             start = kept
         self.spans.set_view(RowView(index), max(start, 0))
@@ -452,3 +454,23 @@ class TraceApp(Navigation, App[int]):
     def palette_bindings(self) -> list[Binding]:
         """The actions offered in the command palette."""
         return [b for b in self.BINDINGS if isinstance(b, Binding) and b.action != "clear"]
+
+
+_LIE_CHECKS = 64
+"""How many truncated rows the start-row search reads at most: a bounded look, never a scan."""
+
+
+def _first_lying_row(index: RunIndex, default: int) -> int:
+    """With no failure, the first truncated span whose record still says ``ok_preview: true``
+    (the lie lint flags, docs/viewer.md); ``default`` when none is found among the first few."""
+    checked = 0
+    for row, flags in enumerate(index.flags):
+        if not flags & TRUNCATED:
+            continue
+        span = index.span(row)
+        if span is not None and span.ok_preview is True:
+            return row
+        checked += 1
+        if checked >= _LIE_CHECKS:
+            break
+    return default

@@ -166,6 +166,11 @@ class DetailPane(VerticalScroll):
         if span.redacted:
             claims.append(f"{span.redacted} secrets redacted")
         self._field(t, "record", neutralize_line("   ".join(claims)), st("dim"))
+        if span.ok_preview is True and span.truncated is True:
+            # The record vouches for its preview while bytes were withheld: say so beside it.
+            hidden = span.hidden_bytes
+            lost = f"{hidden:,} bytes were" if hidden else "part of the output was"
+            self._field(t, "record", f"ok_preview true  ⚠ but {lost} never shown", st("warn"))
         for problem in span.problems:
             self._field(t, "problem", neutralize_line(problem), st("warn"))
         self._imported(t, span)
