@@ -2,7 +2,7 @@
 
 `[` at the first attempt of a chain and `]` at its last say which end they hit (not "end of the
 chain" at the root, which is its start). The live header's file count leaves out members rotated
-past the keep count (deleted).
+past the keep count (deleted). A re-run row's OUT/ERR cells show its bytes without the cap.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ import pytest
 from records import encode_line, tool
 from viewer_helpers import FLAKY, settle
 
+from tracetui.analysis.rows import row_cells
+from tracetui.model.flags import SIDECAR
 from tracetui.record.rotate import append_record
-from tracetui.store.runset import open_paths
+from tracetui.store.runset import open_paths, sidecar_path
 from tracetui.ui.app import TraceApp
 from tracetui.ui.widgets.run_header import RunHeader
 
@@ -102,3 +104,29 @@ async def test_live_header_counts_only_files_still_there(tmp_path: Path) -> None
         assert on_disk == [BASE] + [f"{BASE}.{n}" for n in range(1, 5)]
         assert any(not m.readable for m in app.index.members)  # some were rotated away
         await until(pilot, lambda: "· 5 files ·" in str(app.query_one(RunHeader).render()))
+
+
+async def test_a_rerun_row_shows_its_bytes_without_the_cap(tmp_path: Path) -> None:
+    # The original was capped at 8 KiB; the re-run in the sidecar ran uncapped, and its record's
+    # cap only bounds the previews kept for the diff: its list cells show the bytes alone.
+    big = {"stdout_bytes": 24576, "stdout_truncated": True, "stdout_clip": "head"}
+    base = tmp_path / "run.jsonl"
+    base.write_bytes(encode_line(tool("orig", exit_code=1, **big)))
+    Path(sidecar_path(str(base))).write_bytes(
+        encode_line(tool("again", parent_command_id="orig", rerun_of="orig", exit_code=1, **big))
+    )
+    app = TraceApp(open_paths([str(tmp_path)]), follow=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        ix = app.index
+        assert ix is not None and len(ix) == 2
+        rows = {ix.ids[r]: r for r in range(len(ix))}
+        assert ix.flags[rows["again"]] & SIDECAR and not ix.flags[rows["orig"]] & SIDECAR
+        out_err = {
+            cid: [(c.text, c.style) for c in row_cells(ix, r, ix.span(r))[4:6]]
+            for cid, r in rows.items()
+        }
+        assert out_err == {
+            "orig": [("24K/8.0K", "trunc"), ("0/8.0K", "")],
+            "again": [("24K", ""), ("0", "")],
+        }

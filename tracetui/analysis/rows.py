@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tracetui.analysis.suspicions import may_be_suspicious, suspicions_at
-from tracetui.model.flags import BAD, FAILED, NULL_EXIT, TRUNC_UNKNOWN, TRUNCATED
+from tracetui.model.flags import BAD, FAILED, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import cell_id
@@ -154,6 +154,14 @@ def fmt_stream(s: StreamFacts) -> str:
     return f"{size}/{fmt_size(s.cap)}" if s.cap is not None else size
 
 
+def _stream_cell(s: StreamFacts, *, rerun: bool) -> Cell:
+    """The OUT or ERR cell. A re-run (a sidecar row) ran uncapped and was compared whole: its
+    record's cap only bounds the previews kept for the diff, so the cell shows the bytes alone."""
+    if rerun:
+        return Cell(fmt_size(s.bytes), "")
+    return Cell(fmt_stream(s), "trunc" if s.truncated else "")
+
+
 def fmt_exit(code: int | None) -> str:
     return "ERR" if code is None else str(code)
 
@@ -259,8 +267,7 @@ def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
         Cell(cell_id(index, span.command_id), "dim"),  # the run's one id rule (store/ids.py)
         Cell(fmt_exit(span.exit_code), exit_style),
         Cell(fmt_duration(span.duration_ms), "dim"),
-        Cell(fmt_stream(span.stdout), "trunc" if span.stdout.truncated else ""),
-        Cell(fmt_stream(span.stderr), "trunc" if span.stderr.truncated else ""),
+        *(_stream_cell(s, rerun=bool(flags & SIDECAR)) for s in (span.stdout, span.stderr)),
         Cell(mark, mark_style),
         Cell(neutralize_line(argv), "failed" if flags & FAILED else ""),
     ]
