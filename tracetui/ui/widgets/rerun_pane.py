@@ -43,6 +43,7 @@ from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.rerun.spool import MAX_OUTPUT
 from tracetui.ui.host import ViewerHost
+from tracetui.ui.widgets.rerun_text import VERDICT_STYLE, diff_style, exit_text, newline
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds before the pane's re-run is killed (the CLI's default is longer: nobody watches it)."""
@@ -269,8 +270,8 @@ class RerunPane(Vertical):
         t = Text()
         now = r.captured.exit_code
         t.append("exit    ", st("label"))
-        t.append(f"then {_exit(span.exit_code)}   now ")
-        t.append(_exit(now), st("bad") if now is None or now != 0 else st("good"))
+        t.append(f"then {exit_text(span.exit_code)}   now ")
+        t.append(exit_text(now), st("bad") if now is None or now != 0 else st("good"))
         dur = r.captured.outcome.duration_ms
         then = "" if span.duration_ms is None else f" (then {_secs(span.duration_ms)})"
         t.append(f"   took {_secs(dur)}{then}\n", st("dim"))
@@ -282,7 +283,7 @@ class RerunPane(Vertical):
             then_b = "?" if c.bytes_then is None else f"{c.bytes_then:,}"
             t.append(f"{s:<8}", st("label"))
             t.append(f"{then_b} → {c.bytes_now:,} B  ")
-            t.append(c.verdict, st(_VERDICT_STYLE.get(c.verdict, "dim")))
+            t.append(c.verdict, st(VERDICT_STYLE.get(c.verdict, "dim")))
             # Second line: which part the agent saw, and how much of the new output it never saw.
             seen = (
                 "saw the whole stream"
@@ -337,7 +338,7 @@ class RerunPane(Vertical):
                     t.append(f"[{len(lines) - i:,} more diff lines not drawn here]\n", st("dim"))
                     break
                 drawn += len(line)
-                kind = _diff_style(line)
+                kind = diff_style(line)
                 t.append(neutralize(line) + "\n", st(kind) if kind else "")
         t.append("\n")
         self._unseen(t, st, name, c)
@@ -369,7 +370,7 @@ class RerunPane(Vertical):
                 t.append("…", st("dim"))
             t.append(neutralize(ex.start))
             if ex.end or ex.skipped:
-                _newline(t)
+                newline(t)
                 t.append(
                     f"[… {ex.skipped:,} B not shown here: > pages through them …]\n", st("warn")
                 )
@@ -459,37 +460,6 @@ class RerunPane(Vertical):
             result, self.result = self.result, None
         if result is not None:
             result.close()
-
-
-_VERDICT_STYLE = {
-    diff.IDENTICAL: "good",
-    diff.BOTH_MATCH: "good",
-    diff.HEAD_MATCHES: "warn",
-    diff.TAIL_MATCHES: "warn",
-    diff.DIFFERS: "bad",
-    diff.UNKNOWN: "dim",
-}
-
-
-def _diff_style(line: str) -> str:
-    if line.startswith(("+++", "---")):
-        return "label"
-    if line.startswith("@@"):
-        return "hunk"
-    if line.startswith("+"):
-        return "added"
-    if line.startswith("-"):
-        return "removed"
-    return ""
-
-
-def _newline(t: Text) -> None:
-    if t.plain and not t.plain.endswith("\n"):
-        t.append("\n")
-
-
-def _exit(code: int | None) -> str:
-    return "none" if code is None else str(code)
 
 
 def _secs(ms: float | None) -> str:
