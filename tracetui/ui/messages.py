@@ -36,13 +36,3 @@ class IndexFailed(Message):
     """Indexing stopped with an error a person should read."""
 
     reason: str
-
-
-@dataclass
-class SearchDone(Message):
-    """A search finished: the list position of the match, or None."""
-
-    query: str
-    pos: int | None
-    generation: int
-    """The search's sequence number; stale results are dropped."""
