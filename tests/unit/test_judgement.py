@@ -308,9 +308,11 @@ CASES: list[tuple[str, dict[str, Any] | str, tuple[bool | None, int | None, bool
     ),
     # --- exit codes
     ("exit-nonzero", tool("a", exit_code=2), (False, 0, True), True),
-    ("exit-string", tool("a", exit_code="0"), (False, 0, True), False),
+    # an exit of the wrong type is no exit: with no error, exit unknown (not failed), a problem
+    ("exit-string", tool("a", exit_code="0"), (False, 0, False), False),
     ("exit-float-zero", tool("a", exit_code=0.0), (False, 0, False), False),
     ("exit-null", tool("a", exit_code=None, error="spawn failed"), (False, 0, True), True),
+    ("exit-null-no-error", tool("a", exit_code=None, error=None), (False, 0, False), True),
     ("exit-huge", tool("a", exit_code=2**40), (False, 0, True), False),
     # --- truncation-span dialect
     ("span-clean", SPAN, (False, 0, False), True),
@@ -322,7 +324,8 @@ CASES: list[tuple[str, dict[str, Any] | str, tuple[bool | None, int | None, bool
     ),
     ("span-lying-flag", {**SPAN, "stdout_bytes": 9000}, (True, 808, False), True),
     ("span-flag-string", {**SPAN, "stdout_truncated": "false"}, (False, 0, False), False),
-    ("span-returncode-null", {**SPAN, "returncode": None, "exit_code": 0}, (False, 0, True), True),
+    # returncode wins over exit_code; null with no error is exit unknown, not a failure
+    ("span-returncode-null", {**SPAN, "returncode": None, "exit_code": 0}, (False, 0, False), True),
     (
         "span-no-counts",
         {"span_type": "tool", "argv": ["x"], "returncode": 0, "preview_stdout": "hi"},
@@ -461,7 +464,15 @@ def test_c_hidden_sum_never_overflows() -> None:
 def test_c_constants_are_the_model_constants() -> None:
     """The scanner's row bits and column values are the ones tracetui.model.flags defines."""
     c = fastindex._scan
-    shared = ["FAILED", "TRUNCATED", "TRUNC_UNKNOWN", "NULL_EXIT", "NO_EXIT", "NO_VALUE"]
+    shared = [
+        "FAILED",
+        "TRUNCATED",
+        "TRUNC_UNKNOWN",
+        "NULL_EXIT",
+        "EXIT_UNKNOWN",
+        "NO_EXIT",
+        "NO_VALUE",
+    ]
     assert {name: getattr(c, name) for name in shared} == {
         name: getattr(flags, name) for name in shared
     }

@@ -122,8 +122,13 @@ class Span:
 
     @property
     def failed(self) -> bool:
-        """Nonzero or null exit."""
-        return self.exit_code != 0
+        """Nonzero exit, or no exit and an error recorded (see :func:`judge_exit`)."""
+        return judge_exit(self.exit_code, self.error)
+
+    @property
+    def exit_unknown(self) -> bool:
+        """No exit and no error: the record does not say how the call ended (not a failure)."""
+        return self.exit_code is None and not self.failed
 
     @property
     def truncated(self) -> bool | None:
@@ -152,6 +157,18 @@ class Span:
 
     def stream(self, name: str) -> StreamFacts:
         return self.stdout if name == "stdout" else self.stderr
+
+
+def judge_exit(exit_code: int | None, error: str | None) -> bool:
+    """Whether a call failed: a nonzero exit, or no exit but an error said why.
+
+    A call with neither an exit nor an error is *exit unknown* (many agents' formats record no
+    exit code), which is not a failure. The C scanner (``_scan.c`` line_facts) applies the same
+    rule; tests/unit/test_exit_unknown.py holds both to it.
+    """
+    if exit_code is not None:
+        return exit_code != 0
+    return bool(error)
 
 
 def detect_dialect(obj: dict[str, Any]) -> str:
@@ -411,6 +428,11 @@ class Facts:
     parent_command_id: str | None
     problems: bool
 
+    @property
+    def exit_unknown(self) -> bool:
+        """No exit and no error recorded (not a failure)."""
+        return self.exit_code is None and not self.failed
+
 
 class _Slow(Exception):
     pass
@@ -458,12 +480,15 @@ def quick_facts(obj: Any) -> Facts:
         cid, pid = obj.get("command_id"), obj.get("parent_command_id")
         if (cid is not None and type(cid) is not str) or (pid is not None and type(pid) is not str):
             raise _Slow
+        error = obj.get("error")
+        if error is not None and type(error) is not str:
+            raise _Slow  # normalize() reads it as text and notes the wrong type
     except _Slow:
         return _facts_from_span(normalize(obj))
     truncated = True if (out_t or err_t) else (None if (out_t is None or err_t is None) else False)
     known = [h for h in (out_h, err_h) if h is not None]
     return Facts(
-        failed=exit_code != 0,
+        failed=judge_exit(exit_code, error),
         exit_code=exit_code,
         truncated=truncated,
         hidden_bytes=sum(known) if known else None,

@@ -9,7 +9,7 @@
  * compared on the same inputs by tests/unit/test_scan.py.
  *
  * scan(buf, base_offset, first_line[, max_line]) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
- *                            ids, parents, failed, truncated, hidden_sum, last_failed)
+ *                            ids, parents, failed, truncated, hidden_sum, last_failed, exit_unknown)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,6 +23,7 @@
 #define F_TRUNCATED 4
 #define F_TRUNC_UNKNOWN 8
 #define F_NULL_EXIT 16
+#define F_EXIT_UNKNOWN 128
 #define NO_EXIT INT32_MIN
 #define NO_VALUE -1
 /* Hidden bytes at or past this are not believed (tracetui/model/truncation.py HIDDEN_LIMIT). Byte
@@ -45,14 +46,14 @@ typedef struct {
 enum {
     K_SCHEMA, K_SPAN_TYPE, K_EXIT, K_RETURNCODE, K_CID, K_PID, K_ARGV, K_COMMAND,
     K_OUT_TAIL, K_ERR_TAIL, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB,
-    K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, K_COUNT
+    K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, K_ERROR, K_COUNT
 };
 
 static const char *KEY_NAMES[K_COUNT] = {
     "schema", "span_type", "exit_code", "returncode", "command_id", "parent_command_id", "argv",
     "command", "stdout_tail", "stderr_tail", "stdout_bytes", "stdout_cap", "stdout_truncated",
     "preview_stdout", "stdout_head_bytes", "stdout_tail_bytes", "stderr_bytes", "stderr_cap",
-    "stderr_truncated", "preview_stderr", "stderr_head_bytes", "stderr_tail_bytes",
+    "stderr_truncated", "preview_stderr", "stderr_head_bytes", "stderr_tail_bytes", "error",
 };
 
 typedef struct {
@@ -451,12 +452,17 @@ static Facts line_facts(Val *vals) {
         if (!stream_facts(vals, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB, &t_out, &h_out)) return f;
         if (!stream_facts(vals, K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, &t_err, &h_err)) return f;
     }
+    /* spans.judge_exit: no exit is a failure only when an error says why; else exit unknown. */
+    Val *err = &vals[K_ERROR];
+    if (!(is_none(err) || err->kind == V_STR)) return f; /* Python reads it as text, with a problem */
     if (ex->kind == V_INT) {
         if (ex->num < INT32_MIN + 1 || ex->num > INT32_MAX) return f; /* Python clamps: let it */
         f.exit = (int32_t)ex->num;
         if (ex->num != 0) f.flags |= F_FAILED;
+    } else if (err->kind == V_STR && err->slen > 0) {
+        f.flags |= F_FAILED | F_NULL_EXIT; /* an escape decodes to one character or more */
     } else {
-        f.flags |= F_FAILED | F_NULL_EXIT;
+        f.flags |= F_EXIT_UNKNOWN | F_NULL_EXIT;
     }
     if (t_out == 1 || t_err == 1) f.flags |= F_TRUNCATED;
     else if (t_out == -1 || t_err == -1) f.flags |= F_TRUNC_UNKNOWN;
@@ -485,7 +491,7 @@ typedef struct {
     uint8_t *flag;
     IdSpan *idspan;
     Py_ssize_t rows, nslow, lines, consumed;
-    long long failed, truncated, hidden_sum, last_failed;
+    long long failed, truncated, hidden_sum, last_failed, exit_unknown;
 } Out;
 
 /* The heavy part: runs with the GIL released (touches no Python object). */
@@ -522,6 +528,7 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
                 o->flag[r] = f.flags;
                 o->hid[r] = f.hidden;
                 if (f.flags & F_FAILED) { o->failed++; o->last_failed = r; }
+                if (f.flags & F_EXIT_UNKNOWN) o->exit_unknown++;
                 if (f.flags & F_TRUNCATED) o->truncated++;
                 if (f.hidden > 0) o->hidden_sum += f.hidden;
             } else {
@@ -565,7 +572,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         (int64_t *)PyByteArray_AS_STRING(offsets), (int64_t *)PyByteArray_AS_STRING(lengths),
         (int64_t *)PyByteArray_AS_STRING(hiddens), (int32_t *)PyByteArray_AS_STRING(line_idx),
         (int32_t *)PyByteArray_AS_STRING(exits), (int32_t *)PyByteArray_AS_STRING(slow),
-        (uint8_t *)PyByteArray_AS_STRING(flagcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1,
+        (uint8_t *)PyByteArray_AS_STRING(flagcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1, 0,
     };
     Py_BEGIN_ALLOW_THREADS
     scan_lines(data, end, base_offset, first_line, max_line, &o);
@@ -597,9 +604,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyByteArray_Resize(exits, o.rows * 4) < 0 || PyByteArray_Resize(flagcol, o.rows) < 0 ||
         PyByteArray_Resize(slow, o.nslow * 4) < 0)
         goto done;
-    result = Py_BuildValue("(nnOOOOOOOOOLLLL)", o.consumed, o.lines, offsets, lengths, line_idx, hiddens,
+    result = Py_BuildValue("(nnOOOOOOOOOLLLLL)", o.consumed, o.lines, offsets, lengths, line_idx, hiddens,
                            exits, flagcol, slow, ids, parents, o.failed, o.truncated, o.hidden_sum,
-                           o.last_failed);
+                           o.last_failed, o.exit_unknown);
 done:
     Py_XDECREF(offsets); Py_XDECREF(lengths); Py_XDECREF(line_idx); Py_XDECREF(hiddens);
     Py_XDECREF(exits); Py_XDECREF(flagcol); Py_XDECREF(slow); Py_XDECREF(ids); Py_XDECREF(parents);
@@ -664,6 +671,7 @@ PyMODINIT_FUNC PyInit__scan(void) {
         PyModule_AddIntConstant(m, "TRUNCATED", F_TRUNCATED) < 0 ||
         PyModule_AddIntConstant(m, "TRUNC_UNKNOWN", F_TRUNC_UNKNOWN) < 0 ||
         PyModule_AddIntConstant(m, "NULL_EXIT", F_NULL_EXIT) < 0 ||
+        PyModule_AddIntConstant(m, "EXIT_UNKNOWN", F_EXIT_UNKNOWN) < 0 ||
         PyModule_AddIntConstant(m, "NO_EXIT", NO_EXIT) < 0 ||
         PyModule_AddIntConstant(m, "NO_VALUE", NO_VALUE) < 0) {
         Py_DECREF(m);

@@ -30,6 +30,7 @@ from typing import cast
 
 from tracetui.model.flags import (
     BAD,
+    EXIT_UNKNOWN,
     FAILED,
     NO_EXIT,
     NO_VALUE,
@@ -226,7 +227,7 @@ class RunIndex:
     def _append_batch(self, mno: int, batch: Batch, *, register: bool) -> None:
         res = batch.result  # the scanner's columns, in the order _scan.c builds them
         offsets, lengths, line_nos, hidden, exits, flags, slow, ids, parents = res[2:11]
-        failed, truncated, hidden_sum, last_failed = res[11:15]
+        failed, truncated, hidden_sum, last_failed, exit_unknown = res[11:16]
         im = self.members[mno]
         n = len(ids)
         if n:
@@ -242,6 +243,7 @@ class RunIndex:
             stats = self.stats
             stats.spans += n - len(batch.slow_lines)
             stats.failed += failed
+            stats.exit_unknown += exit_unknown
             stats.truncated += truncated
             stats.hidden_bytes += hidden_sum
             if last_failed >= 0:
@@ -284,6 +286,9 @@ class RunIndex:
                 self._latest_pending = row
         if parsed.exit_code is None:
             flags |= NULL_EXIT
+            if not parsed.failed:  # no error either: how it ended is unknown, not a failure
+                flags |= EXIT_UNKNOWN
+                stats.exit_unknown += 1
         if parsed.truncated:
             flags |= TRUNCATED
             stats.truncated += 1

@@ -15,6 +15,8 @@ class Stats:
     spans: int = 0
     bad_lines: int = 0
     failed: int = 0
+    exit_unknown: int = 0
+    """Spans with no exit and no error: how they ended was not recorded (not failures)."""
     truncated: int = 0
     hidden_bytes: int = 0
 
