@@ -28,7 +28,6 @@ from tracetui.importers._common import (
     base_record,
     duration_ms,
     guarded,
-    iter_jsonl,
     one_line,
     set_exit,
     set_no_result,
@@ -38,7 +37,7 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
-from tracetui.importers.protocol import Format, Head
+from tracetui.importers.protocol import Format, Head, feed_file
 
 FORMAT = "claude-code"
 _EXIT = re.compile(r"\AExit code (-?\d+)\b")
@@ -61,37 +60,102 @@ def _is_session_line(obj: dict[str, Any]) -> bool:
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
-    calls = InOrder()
-    for line_no, obj in iter_jsonl(path, problems):
+    return feed_file(SessionFeeder(path, problems), path, problems)
+
+
+class SessionFeeder:
+    """A session converted line by line (:class:`~tracetui.importers.protocol.Feeder`).
+
+    A call whose result never comes does not hold the calls after it for ever: when a main-chain
+    assistant line starts a new message (its ``message.id`` not seen before), every call still
+    waiting from an earlier message has lost its result — Claude Code sends every result of a
+    turn before the model's next turn, and a sub-agent's calls end before the Task that ran it.
+    Lines without message ids never end a call early.
+    """
+
+    def __init__(self, path: str, problems: Problems) -> None:
+        self.path = path
+        self.problems = problems
+        self.calls = InOrder()
+        self.message_of: dict[str, str | None] = {}  # call key → the assistant message it came in
+        self.messages: set[str] = set()
+
+    def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
-            continue
+            return []
         msg = obj.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
         if not isinstance(content, list):
-            continue
+            return []
+        out: list[dict[str, Any]] = []
         if obj.get("type") == "assistant":
+            assert isinstance(msg, dict)
+            out.extend(self._new_turn(msg.get("id"), obj.get("isSidechain") is True))
             for item in content:
                 if isinstance(item, dict) and item.get("type") == "tool_use":
-                    rec = guarded(problems, f"line {line_no}", _call, path, line_no, obj, item)
+                    rec = guarded(
+                        self.problems, f"line {line_no}", _call, self.path, line_no, obj, item
+                    )
                     if rec is not None:
-                        calls.add(str(rec["command_id"]), rec)
+                        key = str(rec["command_id"])
+                        self.calls.add(key, rec)
+                        mid = msg.get("id")
+                        self.message_of[key] = mid if isinstance(mid, str) else None
         elif obj.get("type") == "user":
             results = [i for i in content if isinstance(i, dict) and i.get("type") == "tool_result"]
             # toolUseResult belongs to the line; it can only be matched when the line holds one result.
             tool_result = obj.get("toolUseResult") if len(results) == 1 else None
             for item in results:
                 key = str(item.get("tool_use_id"))
-                rec = calls.get(key)
-                if rec is None or key in calls.finished:
-                    problems.add(f"line {line_no}: result for a call not in the file ({key})")
+                rec = self.calls.get(key)
+                if rec is None or key in self.calls.finished:
+                    self.problems.add(f"line {line_no}: result for a call not in the file ({key})")
                     continue
-                guarded(problems, f"line {line_no}", _result, rec, item, tool_result, obj, line_no)
-                yield from calls.finish(key)
-    for _key, rec in calls.rest():
-        if rec.get("result_line") is None:
-            # A call with no result: the session ended (or was cut) while the tool ran.
-            set_no_result(rec, "no result recorded (the session ended before the tool returned?)")
-        yield rec
+                guarded(
+                    self.problems, f"line {line_no}", _result, rec, item, tool_result, obj, line_no
+                )
+                out.extend(self._done(key))
+        return out
+
+    def _new_turn(self, mid: Any, sidechain: bool) -> list[dict[str, Any]]:
+        """A main-chain line of a message not seen before ends every call of earlier messages."""
+        if sidechain or not isinstance(mid, str) or mid in self.messages:
+            return []
+        self.messages.add(mid)
+        out: list[dict[str, Any]] = []
+        for key, rec in list(self.calls.records.items()):
+            if key in self.calls.finished or self.message_of.get(key) in (None, mid):
+                continue
+            set_no_result(rec, "no result before the agent's next turn (the result was lost?)")
+            out.extend(self._done(key))
+        return out
+
+    def _done(self, key: str) -> list[dict[str, Any]]:
+        out = list(self.calls.finish(key))
+        for rec in out:
+            self.message_of.pop(str(rec["command_id"]), None)
+        return out
+
+    def pending(self) -> list[dict[str, Any]]:
+        out = []
+        for key, rec in self.calls.records.items():
+            copy = dict(rec)
+            if key not in self.calls.finished:
+                copy["running"] = True
+            out.append(copy)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        out = []
+        for _key, rec in self.calls.rest():
+            if rec.get("result_line") is None:
+                # A call with no result: the session ended (or was cut) while the tool ran.
+                set_no_result(
+                    rec, "no result recorded (the session ended before the tool returned?)"
+                )
+            out.append(rec)
+        self.message_of.clear()
+        return out
 
 
 def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
@@ -147,4 +211,6 @@ def _result(
     return True
 
 
-IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("claude-code",))
+IMPORTER = Format(
+    name=FORMAT, sniff=sniff, convert=convert, markers=("claude-code",), feeder=SessionFeeder
+)

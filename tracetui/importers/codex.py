@@ -30,7 +30,6 @@ from tracetui.importers._common import (
     as_int,
     base_record,
     duration_ms,
-    iter_jsonl,
     parse_time,
     set_exit,
     set_no_result,
@@ -39,7 +38,7 @@ from tracetui.importers._common import (
     shell_argv,
     text_of,
 )
-from tracetui.importers.protocol import Format, Head
+from tracetui.importers.protocol import Format, Head, feed_file
 
 FORMAT = "codex"
 _WRAPPERS = ("data", "event", "msg", "payload")
@@ -63,6 +62,7 @@ _MSG_TYPES = {
     "token_count",
 }
 _NESTED_TYPES = _EXEC_TYPES | _MSG_TYPES
+_TURN_ENDS = {"turn.completed", "turn.failed", "task_complete", "turn_aborted"}
 _SHELL_FUNCTIONS = {"shell", "container.exec", "exec_command", "local_shell", "shell_command"}
 
 
@@ -86,51 +86,85 @@ def _is_event_line(obj: dict[str, Any]) -> bool:
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
-    calls = InOrder()
-    done: set[str] = set()  # ids already yielded: a late event for them is ignored
-    cwd: str | None = None
-    for line_no, obj in iter_jsonl(path, problems):
+    return feed_file(EventFeeder(path), path, problems)
+
+
+class EventFeeder:
+    """Codex events converted line by line (:class:`~tracetui.importers.protocol.Feeder`).
+
+    A call whose end never comes does not hold the calls after it for ever: the end of a turn
+    (``turn.completed`` / ``turn.failed`` in the exec stream, ``task_complete`` /
+    ``turn_aborted`` in a rollout) ends every call still waiting, as the end of the file would.
+    """
+
+    def __init__(self, path: str, problems: Problems | None = None) -> None:
+        self.path = path
+        self.calls = InOrder()
+        self.done: set[str] = set()  # ids already let out: a late event for them is ignored
+        self.cwd: str | None = None
+
+    def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
-            continue
+            return []
         ts = next(
             (obj[k] for k in ("timestamp", "ts", "time") if isinstance(obj.get(k), str)), None
         )
         ev = _unwrap(obj)
         kind = ev.get("type")
         if kind in ("session_meta", "turn_context") or (ev.get("cwd") and kind is None):
-            cwd = ev.get("cwd") if isinstance(ev.get("cwd"), str) else cwd
-            continue
+            self.cwd = ev.get("cwd") if isinstance(ev.get("cwd"), str) else self.cwd
+            return []
+        if isinstance(kind, str) and kind in _TURN_ENDS:
+            return self._end_all()
         item = ev.get("item")
         if isinstance(kind, str) and kind.startswith("item.") and isinstance(item, dict):
-            # An exec-stream command: folded in, and yielded once its completion arrives.
+            # An exec-stream command: folded in, and let out once its completion arrives.
             if (
                 item.get("type") in ("command_execution", "commandExecution")
-                and str(item.get("id")) not in done
-                and _exec_item(path, calls, line_no, ts, kind, item, cwd)
+                and str(item.get("id")) not in self.done
+                and _exec_item(self.path, self.calls, line_no, ts, kind, item, self.cwd)
             ):
-                yield from _ready(calls, done, str(item.get("id")))
-            continue
+                return self._ready(str(item.get("id")))
+            return []
         call_id = ev.get("call_id")
-        if call_id is None or str(call_id) in done:
-            continue
-        rec = calls.get(str(call_id))
+        if call_id is None or str(call_id) in self.done:
+            return []
+        rec = self.calls.get(str(call_id))
         if rec is None:
-            rec = _new(path, str(call_id), line_no, cwd)
-            calls.add(str(call_id), rec)
+            rec = _new(self.path, str(call_id), line_no, self.cwd)
+            self.calls.add(str(call_id), rec)
         # The last event of a call: its output as sent to the model, or the end of an exec
         # when no function call asked for one (older exec streams).
         if _merge(rec, kind, ev, ts) and (
             kind == "function_call_output" or not rec.get("_wants_output")
         ):
-            yield from _ready(calls, done, str(call_id))
-    for _key, rec in calls.rest():
-        yield _finish(rec)
+            return self._ready(str(call_id))
+        return []
 
+    def _ready(self, key: str) -> list[dict[str, Any]]:
+        self.done.add(key)
+        return [_finish(rec) for rec in self.calls.finish(key)]
 
-def _ready(calls: InOrder, done: set[str], key: str) -> Iterator[dict[str, Any]]:
-    done.add(key)
-    for rec in calls.finish(key):
-        yield _finish(rec)
+    def _end_all(self) -> list[dict[str, Any]]:
+        out = self.finish()
+        self.done.update(str(rec["command_id"]) for rec in out)
+        return out
+
+    def pending(self) -> list[dict[str, Any]]:
+        out = []
+        for key, rec in self.calls.records.items():
+            copy = dict(rec)
+            if key in self.calls.finished:
+                out.append(_finish(copy))
+                continue
+            for name in [k for k in copy if k.startswith("_")]:
+                del copy[name]
+            copy["running"] = True
+            out.append(copy)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        return [_finish(rec) for _key, rec in self.calls.rest()]
 
 
 def _unwrap(obj: dict[str, Any]) -> dict[str, Any]:
@@ -299,4 +333,4 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("codex",))
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("codex",), feeder=EventFeeder)

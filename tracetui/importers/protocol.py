@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
-from tracetui.importers._common import Problems
+from tracetui.importers._common import Problems, iter_jsonl
 
 NO = 0
 """Not this format."""
@@ -81,6 +81,44 @@ class Importer(Protocol):
         """One ``import/<name>`` record per tool call; skipped parts go to ``problems``."""
         ...
 
+    @property
+    def feeder(self) -> FeederFactory | None:
+        """Makes a :class:`Feeder` for a line-oriented format (followed live); None otherwise."""
+        ...
+
+
+class Feeder(Protocol):
+    """A conversion fed one JSON line at a time, so a growing file can be followed live.
+
+    Records come out in call order, each once: ``feed`` returns the calls it completed (and
+    any finished ones that waited behind them), ``finish`` the rest when the input ends.
+    """
+
+    def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
+        """Fold in line ``line_no`` (already parsed); the records it lets out, in call order."""
+        ...
+
+    def pending(self) -> list[dict[str, Any]]:
+        """Copies of the calls not let out yet, in call order: each one without its result is
+        marked ``running: true`` (no exit, no error); a finished one waiting behind it is as it
+        will be let out. Nothing is consumed."""
+        ...
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The input ended: every call still held, as a whole-file conversion ends them."""
+        ...
+
+
+FeederFactory = Callable[[str, Problems], Feeder]
+"""``factory(path, problems)``: a fresh :class:`Feeder` for the file at ``path``."""
+
+
+def feed_file(feeder: Feeder, path: str, problems: Problems) -> Iterator[dict[str, Any]]:
+    """A whole-file conversion made of a feeder: every line fed, then the end."""
+    for line_no, obj in iter_jsonl(path, problems):
+        yield from feeder.feed(line_no, obj)
+    yield from feeder.finish()
+
 
 @dataclass(frozen=True, slots=True)
 class Format:
@@ -90,3 +128,4 @@ class Format:
     sniff: Callable[[Head], int]
     convert: Callable[[str, Problems], Iterator[dict[str, Any]]]
     markers: tuple[str, ...]
+    feeder: FeederFactory | None = None
