@@ -79,7 +79,8 @@ def _dispatch(args_list: list[str]) -> int:
     # `tracetui [--no-follow] PATH…` → `tracetui view …`: the first word that is not an option
     # names no command. (`tracetui --help` and `tracetui --version` have no such word.)
     first = next((a for a in args_list if not a.startswith("-")), None)
-    if first is not None and first not in COMMANDS:
+    # `tracetui --latest` names no command either: it views the newest agent session.
+    if (first not in COMMANDS) if first is not None else ("--latest" in args_list):
         args_list.insert(0, "view")
     parser = build_parser()
     try:

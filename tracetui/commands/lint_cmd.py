@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tracetui.commands.latest import add_latest_options, session_paths
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("lint", help="check the truncation contract (for CI and postmortems)")
     p.add_argument("paths", nargs="*", metavar="PATH", help="run file, rotated member or directory")
+    add_latest_options(p)
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     p.add_argument("--strict", action="store_true", help="fail on warnings too")
     p.add_argument("--list-rules", action="store_true", help="print every rule code and exit")
@@ -32,6 +35,8 @@ def main(args: argparse.Namespace) -> int:
         for r in sorted(RULES.values(), key=lambda r: r.code):
             print(f"{r.code} {r.severity:7} {r.description}")
         return 0
+    if args.latest or args.agent:
+        args.paths = session_paths(args, args.paths, "lint")
     if not args.paths:
         raise UsageError(
             "lint: give at least one PATH (a run file, a rotated member or a directory)"

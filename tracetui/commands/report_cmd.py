@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tracetui.commands.latest import add_latest_options, session_paths
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("report", help="Markdown postmortem of a span's retry chain")
-    p.add_argument("path", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("path", nargs="?", metavar="PATH", help="run file, rotated member or directory")
+    add_latest_options(p)
     p.add_argument(
         "--id",
         required=True,
@@ -27,7 +30,8 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.model.text import neutralize_line
     from tracetui.record.safe_files import output_file
 
-    indexes = load_runs([args.path])
+    paths = session_paths(args, [args.path] if args.path else [], "report")
+    indexes = load_runs(paths)
     try:
         index, row = find_row(indexes, args.ident)
     except ReportError as exc:

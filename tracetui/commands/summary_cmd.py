@@ -11,13 +11,16 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tracetui.commands.latest import add_latest_options, session_paths
+
 if TYPE_CHECKING:
     from tracetui.store.index import RunIndex
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("summary", help="facts of a run: spans, failures, truncation, chains")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run file, rotated member or directory")
+    add_latest_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (SPEC §4)")
     p.set_defaults(func=main)
 
@@ -28,8 +31,9 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import batch_mode, load_runs
     from tracetui.model.text import dump_json, neutralize_line, quote_argv
 
+    paths = session_paths(args, args.paths, "summary")
     batch_mode()
-    indexes = load_runs(args.paths)
+    indexes = load_runs(paths)
     result = merge([summarize(ix) for ix in indexes])
     result["trend"] = trend_summary(indexes)  # one trend over all runs, after the merge
     if args.json:

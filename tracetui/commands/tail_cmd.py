@@ -16,6 +16,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from tracetui.commands.latest import add_latest_options, session_paths
+
 DEFAULT_LAST = 10
 
 
@@ -26,7 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Print the last spans of each run, then follow it: each new span once, in "
         "order, across rotations (Ctrl-C to stop).",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run file, rotated member or directory")
+    add_latest_options(p)
     p.add_argument("--json", action="store_true", help="one normalised span object per line")
     start = p.add_mutually_exclusive_group()
     start.add_argument(
@@ -51,6 +54,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.lines < 0:
         raise UsageError("tail: -n must be 0 or more")
+    args.paths = session_paths(args, args.paths, "tail")
     # A shell starts background jobs with SIGINT ignored, and Python then installs no handler:
     # Ctrl-C (or `kill -INT`) must still end the follow loop.
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 
+from tracetui.commands.latest import add_latest_options, session_paths
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("view", help="the terminal UI: spans, detail, retry chains")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="run file, rotated member or directory")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run file, rotated member or directory")
+    add_latest_options(p)
     p.add_argument(
         "--no-follow",
         action="store_true",
@@ -26,6 +29,7 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.errors import UsageError
     from tracetui.store.runset import RunSetError, open_paths
 
+    args.paths = session_paths(args, args.paths, "view")
     try:
         runs = open_paths(args.paths)
     except RunSetError as exc:
