@@ -62,7 +62,7 @@ async def test_a_long_chain_draws_a_window_around_the_selected_attempt(
         assert lines[0] == f"… {n - WINDOW - 1:,} earlier attempts"
         assert len(lines) == 1 + WINDOW + 1
         deepest = "┆  " + "   " * (DEEPEST - 1) + "└─ "
-        assert lines[-1].startswith(f"{deepest}#{n} exit 1") and lines[-1].endswith("◀")
+        assert lines[-1].startswith(f"▶ {deepest}#{n} exit 1")
         assert pane.border_subtitle == f"{n:,} attempts" and len(pane.order) == n
         assert in_view(pane)
 
@@ -75,8 +75,7 @@ async def test_a_long_chain_draws_a_window_around_the_selected_attempt(
         assert lines[0] == f"… {middle - WINDOW:,} earlier attempts"
         assert lines[-1] == f"… {n - middle - WINDOW - 1:,} later attempts"
         assert len(lines) == 2 * WINDOW + 3
-        assert lines[1 + WINDOW].startswith(f"{deepest}#{middle + 1} exit 1")
-        assert lines[1 + WINDOW].endswith("◀")
+        assert lines[1 + WINDOW].startswith(f"▶ {deepest}#{middle + 1} exit 1")
         await pilot.pause()
         assert in_view(pane)
 

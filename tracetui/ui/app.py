@@ -28,7 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from tracetui.analysis.chains import ChainIndex
@@ -54,6 +54,7 @@ from tracetui.ui.screens.stats import show_stats
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.footer import ViewerFooter
 from tracetui.ui.widgets.rerun_pane import RerunPane, current_pane
 from tracetui.ui.widgets.run_header import RunHeader
 from tracetui.ui.widgets.span_list import SpanList
@@ -121,7 +122,7 @@ class TraceApp(Navigation, App[int]):
             placeholder="search argv, notes, previews — Enter: first match, then n / N; Esc: close",
             id="search",
         )
-        yield Footer()
+        yield ViewerFooter()
 
     @property
     def spans(self) -> SpanList:

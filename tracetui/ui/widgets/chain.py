@@ -1,6 +1,7 @@
 """The chain pane: the selected span's retry tree (root → attempts → branches).
 
-Each node shows its attempt number, id, exit and truncation; the selected row is marked. The
+Each node shows its attempt number, id, exit and truncation; the selected row is marked at the
+start of its line (a long line ends in an ellipsis, never past the pane's edge). The
 app steps along :attr:`ChainPane.order` (depth-first, the order drawn) with ``[`` and ``]``.
 
 A chain of thousands of attempts draws a window of :data:`WINDOW` attempts either side of the
@@ -29,6 +30,8 @@ WINDOW = 200
 """Attempts drawn either side of the selected one."""
 DEEPEST = 8
 """Levels of indentation drawn; a deeper node keeps its last ones."""
+MARKER = "▶ "
+"""Leads the selected attempt's line (other lines lead with as many spaces)."""
 _FOLD = "┆  "
 """Stands for the levels of indentation left out (one level's width)."""
 
@@ -143,6 +146,8 @@ class ChainPane(VerticalScroll):
             if seen >= first:
                 if node.row == selected:
                     self.selected_line = t.plain.count("\n")
+                # The marker leads the line: at the end, the ellipsis of a long argv ate it.
+                t.append(MARKER if node.row == selected else "  ", st("selected"))
                 t.append(lead, st("dim"))
                 self._node(t, index, node, node.row == selected)
             seen += 1
@@ -182,6 +187,5 @@ class ChainPane(VerticalScroll):
         if span is not None:
             t.append("  " + neutralize_line(" ".join(span.argv)))
         if selected:
-            t.append("  ◀")
             t.stylize(st("selected"), start, len(t))
         t.append("\n")

@@ -26,6 +26,7 @@ from tracetui.model.text import neutralize, neutralize_line, pretty_json, quote_
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run
+from tracetui.ui.widgets.detail_summary import DetailSummary
 
 MAX_DRAWN = 24_000
 """Characters of one preview part (or of the raw JSON) drawn; the rest is counted, not drawn."""
@@ -55,11 +56,14 @@ class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.body = DetailBody("", id="detail-body")
+        self.summary = DetailSummary("", id="detail-summary")
+        """The compact header of narrow terminals (ui/widgets/detail_summary.py)."""
         self._shown: tuple[RunIndex | None, int | None, bool] = (None, None, False)
         self.highlight = ""
         """The active search's query, highlighted wherever it occurs in the pane."""
 
     def compose(self) -> ComposeResult:
+        yield self.summary
         yield self.body
 
     def show(self, index: RunIndex | None, row: int | None, raw: bool) -> None:
@@ -68,6 +72,12 @@ class DetailPane(VerticalScroll):
             self.scroll_home(animate=False)
         self._shown = (index, row, raw)
         self.body.update(self._marked(self.render_row(index, row, raw)))
+        self._show_summary()
+
+    def _show_summary(self) -> None:
+        index, row, raw = self._shown
+        span = None if raw or index is None or row is None or row >= len(index) else index.span(row)
+        self.summary.show_span(span)
 
     def set_highlight(self, query: str) -> None:
         """Highlight ``query`` (the active search; empty: none) and redraw."""
@@ -86,6 +96,7 @@ class DetailPane(VerticalScroll):
         if self.is_mounted and self._shown[0] is not None:
             index, row, raw = self._shown
             self.body.update(self._marked(self.render_row(index, row, raw)))
+            self._show_summary()
 
     # ------------------------------------------------------------- rendering
     def render_row(self, index: RunIndex | None, row: int | None, raw: bool) -> Text:

@@ -8,8 +8,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from tracetui.analysis.rows import fmt_size
 from tracetui.model.text import neutralize_line
 from tracetui.store.index import RunIndex
+from tracetui.store.members import Stats as RunStats
 
 
 class RunHeader(Static):
@@ -67,27 +69,41 @@ class RunHeader(Static):
         if self.is_mounted:
             self.refresh_facts()
 
+    def on_resize(self) -> None:
+        self.refresh_facts()  # the line is fitted to the width: a new width, a new fit
+
     def refresh_facts(self) -> None:
-        t = Text(no_wrap=False, overflow="fold")
-        t.append(neutralize_line(self.name_text), self.st("name"))
+        width = self.size.width
+        t = self._line(short=False)
+        if width and t.cell_len > width:
+            t = self._line(short=True)  # 80 columns: abbreviated facts, still one line
+        if width and t.cell_len > width:
+            t = self._line(short=True, room=width)  # then the name gives up its start
+        self.update(t)
+
+    def _line(self, *, short: bool, room: int = 0) -> Text:
+        """The header's one line; ``short`` abbreviates the facts, ``room`` also crops the name."""
+        t = Text(no_wrap=True, overflow="ellipsis")
+        tail = self._facts_text(short)
+        name = neutralize_line(self.name_text)
+        if room:
+            keep = max(8, room - tail.cell_len)
+            if len(name) > keep:
+                name = "…" + name[-(keep - 1) :]  # the file's own name is at the end: keep it
+        t.append(name, self.st("name"))
+        t.append_text(tail)
+        return t
+
+    def _facts_text(self, short: bool) -> Text:
+        t = Text()
         ix = self.index
         if ix is not None:
             s = ix.snapshot().stats  # totals that agree, while the follower appends
             # Only members still on disk: one rotated past the keep count is gone (readable "").
             files = sum(1 for m in ix.members if m.member.number >= 0 and m.readable)
-            facts: list[tuple[str, str]] = [
-                (f"{files} file{'s' if files != 1 else ''}", ""),
-                (f"{s.spans:,} spans", ""),
-                (f"{s.failed:,} failed", "failed" if s.failed else "dim"),
-                (f"{s.truncated:,} truncated", "trunc" if s.truncated else "dim"),
-                (f"{s.hidden_bytes:,} B hidden", "trunc" if s.hidden_bytes else "dim"),
-                (
-                    f"{s.bad_lines:,} bad line{'s' if s.bad_lines != 1 else ''}",
-                    "bad" if s.bad_lines else "dim",
-                ),
-            ]
+            facts = _short_facts(s, files) if short else _full_facts(s, files)
             if ix.run.source_format is not None:
-                facts.insert(0, (f"{ix.run.source_format} trace", "name"))
+                facts.insert(0, (f"{ix.run.source_format}{'' if short else ' trace'}", "name"))
             for text, style in facts:
                 t.append(" · ", self.st("dim"))
                 t.append(text, self.st(style) if style else Style())
@@ -99,4 +115,34 @@ class RunHeader(Static):
         if self.new_rows:
             t.append("  ")
             t.append(f" {self.new_rows:,} new ↓ G ", self.st("new"))
-        self.update(t)
+        return t
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'s' if n != 1 else ''}"
+
+
+def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
+    """Every fact in words: ``1 file · 10 spans · 3 failed · …``."""
+    return [
+        (_plural(files, "file"), ""),
+        (f"{s.spans:,} spans", ""),
+        (f"{s.failed:,} failed", "failed" if s.failed else "dim"),
+        (f"{s.truncated:,} truncated", "trunc" if s.truncated else "dim"),
+        (f"{s.hidden_bytes:,} B hidden", "trunc" if s.hidden_bytes else "dim"),
+        (_plural(s.bad_lines, "bad line"), "bad" if s.bad_lines else "dim"),
+    ]
+
+
+def _short_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
+    """The same facts for 80 columns: a lone file and no bad lines go unsaid, sizes abbreviated."""
+    facts: list[tuple[str, str]] = []
+    if files != 1:
+        facts.append((_plural(files, "file"), ""))
+    facts.append((f"{s.spans:,} spans", ""))
+    facts.append((f"{s.failed:,} failed", "failed" if s.failed else "dim"))
+    facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
+    facts.append((f"{fmt_size(s.hidden_bytes)}B hidden", "trunc" if s.hidden_bytes else "dim"))
+    if s.bad_lines:
+        facts.append((f"{s.bad_lines:,} bad", "bad"))
+    return facts
