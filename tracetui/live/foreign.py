@@ -1,0 +1,345 @@
+"""Following another agent's trace while it is written (docs/live.md, "Other agents' sessions").
+
+A :class:`ForeignFollower` keeps a :class:`~tracetui.store.index.RunIndex` growing with a
+Claude Code session, a Codex rollout or ``codex exec --json`` stream, or any other format
+tracetui imports. It has the :class:`~tracetui.live.follow.Follower`'s shape (``poll_once``,
+``more``, ``start``/``stop``, ``on_rows``), so ``tail`` and the viewer drive either one.
+
+Two ways, by format:
+
+- **Line by line** (formats whose importer has a feeder): each complete line, as it is written,
+  goes to the feeder (:class:`~tracetui.store.live_import.LineImport`); a partial last line waits
+  for its newline; lines are bounded as the store's reader bounds them. The calls still waiting
+  for a result are a :class:`~tracetui.store.live_import.Pending` snapshot (:attr:`pending`),
+  shown as *running* rows after the committed ones; when a result arrives the call becomes the
+  next row. A file that shrinks, is replaced or no longer starts with what was read is
+  converted again from its start, into a new index (``on_reset``), with a note saying so.
+- **Whole document** (one JSON value, a zip, a gzip'd file): converted again once it changed and
+  then stayed the same for :data:`SETTLE` seconds. New records after the rows already there are
+  appended, and :attr:`fresh` names them; a re-read whose records no longer start with those
+  rows starts a new index (``on_reset``), with a note.
+
+Nothing here imports Textual; callbacks run on the thread that polls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import IO
+
+from tracetui.live.rowitems import Item, RowItems
+from tracetui.live.watch import HEAD, POLL_MIN, Waiter, ident_of, make_waiter
+from tracetui.model.spans import Span
+from tracetui.store.index import RunIndex
+from tracetui.store.live_import import (
+    NO_PENDING,
+    DocumentImport,
+    ImportSink,
+    LineImport,
+    Pending,
+    RunningCall,
+    has_feeder,
+)
+from tracetui.store.reader import BadLine, iter_lines, open_regular
+from tracetui.store.runset import Run
+
+RowsCallback = Callable[[int, Sequence[Item]], None]
+SETTLE = 0.2
+"""Seconds a whole-document trace must stay unchanged (size, mtime) before it is read again."""
+BATCH = 5_000
+"""Lines read at most per poll (the rest on the next, at once: :attr:`ForeignFollower.more`)."""
+
+
+class ForeignFollower:
+    """Keeps an index growing with another agent's trace as it is written."""
+
+    def __init__(
+        self,
+        run: Run,
+        *,
+        on_rows: RowsCallback | None = None,
+        on_note: Callable[[str], None] | None = None,
+        on_reset: Callable[[RunIndex], None] | None = None,
+        on_pending: Callable[[], None] | None = None,
+        backlog: Callable[[], int] | None = None,
+        max_backlog: int = 10_000,
+        batch: int = BATCH,
+        settle: float = SETTLE,
+    ) -> None:
+        if run.source_format is None:
+            raise ValueError("a ForeignFollower follows another agent's trace")
+        self.run = run
+        self.fmt = run.source_format
+        self.path = run.base
+        self.folder = run.folder
+        self.on_rows = on_rows
+        self.on_note = on_note
+        self.on_reset = on_reset
+        self.on_pending = on_pending
+        self.backlog = backlog
+        self.max_backlog = max_backlog
+        self.batch = batch
+        self.settle = settle
+        self.notes: list[str] = []
+        self.more = False
+        """True when the last poll stopped at ``batch`` lines with more to read."""
+        self.paused = False
+        """True while the consumer's backlog is over ``max_backlog``."""
+        self.unsettled = False
+        """A document changed and waits to settle: poll again soon (not only on an event)."""
+        self.fresh: frozenset[int] = frozenset()
+        """Rows a document's last re-read added (or, after a rebuild, that are not as before)."""
+        self.restarts = 0
+        """How many times the trace was converted again from its start."""
+        self.by_line = _reads_by_line(run)
+        self._retired: list[ImportSink] = []
+        self._sink = ImportSink(run)
+        self._lines: LineImport | None = None
+        self._doc = DocumentImport(self.fmt)
+        self._pending_key: object = ()
+        self._fh: IO[bytes] | None = None
+        self._ident: tuple[int, int] | None = None
+        self._head = b""
+        self._size = 0
+        self._line_no = 0
+        self._read_sig: tuple[object, ...] | None = None
+        self._seen_sig: tuple[object, ...] | None = None
+        self._changed_at = 0.0
+        self._waiting_told = False
+        self._problem: str | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._waiter: Waiter | None = None
+        if self.by_line:
+            self._lines = LineImport(self._sink, self.fmt, self._note)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def index(self) -> RunIndex:
+        """The index of the current conversion (a restart replaces it: ``on_reset``)."""
+        return self._sink.index
+
+    @property
+    def pending(self) -> Pending:
+        """The calls not yet rows (a snapshot; thread-safe to read)."""
+        return self._lines.pending if self._lines is not None else NO_PENDING
+
+    def running(self, rows: int | None = None) -> tuple[RunningCall, ...]:
+        """The calls to show after the first ``rows`` rows (default: every committed row)."""
+        return self.pending.after(len(self.index) if rows is None else rows)
+
+    # ------------------------------------------------------------------ polling
+    def poll_once(self) -> int:
+        """Read what is new; returns the number of rows added to the index."""
+        if self.backlog is not None and self.backlog() >= self.max_backlog:
+            self.paused, self.more = True, False
+            return 0
+        self.paused = False
+        rows = self._poll_lines() if self.by_line else self._poll_document()
+        return self._flush(rows)
+
+    def _flush(self, rows: list[tuple[int, Span | BadLine]]) -> int:
+        if rows and self.on_rows is not None:
+            known: dict[int, Item] = dict(rows)
+            self.on_rows(rows[0][0], RowItems(self.index, rows[0][0], len(rows), known))
+        pending = self.pending
+        key = (pending.first_row, tuple((c.span.command_id, c.running) for c in pending.calls))
+        if key != self._pending_key:
+            self._pending_key = key
+            if self.on_pending is not None:
+                self.on_pending()
+        return len(rows)
+
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        if self.on_note is not None:
+            self.on_note(text)
+
+    def _restart(self, why: str) -> None:
+        """Convert the trace again from its start, into a new index (the old one is retired)."""
+        self.restarts += 1
+        self._note(f"{os.path.basename(self.path)} {why}: converting it again from its start")
+        self._sink.close()
+        self._retired.append(self._sink)
+        self._sink = ImportSink(self.run)
+        if self.by_line:
+            self._lines = LineImport(self._sink, self.fmt, self._note)
+        self._close_file()
+        self._head, self._size, self._line_no = b"", 0, 0
+        if self.on_reset is not None:
+            self.on_reset(self._sink.index)
+
+    # ------------------------------------------------------------------ line by line
+    def _poll_lines(self) -> list[tuple[int, Span | BadLine]]:
+        assert self._lines is not None
+        self.more = False
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return []  # gone (or not yet there): the rows read stay; look again later
+        if self._fh is not None:
+            why = self._changed_under_us(st)
+            if why:
+                self._restart(why)
+        if self._fh is None and not self._open():
+            return []
+        fh = self._fh
+        assert fh is not None
+        rows: list[tuple[int, Span | BadLine]] = []
+        lines = 0
+        try:
+            fh.seek(self._size)
+            for raw in iter_lines(fh, start_offset=self._size, start_line=self._line_no + 1):
+                if not raw.complete:
+                    break  # may still grow: wait for its newline
+                if lines >= self.batch:
+                    self.more = True
+                    break
+                if len(self._head) < HEAD and raw.offset == len(self._head) and raw.data:
+                    self._head += (raw.data + b"\n")[: HEAD - len(self._head)]
+                rows.extend(self._lines.feed(raw))
+                lines += 1
+                self._size = raw.offset + raw.length + 1
+                self._line_no = raw.line_no
+        except OSError as exc:
+            self._note(f"{os.path.basename(self.path)}: read failed: {exc.strerror}")
+        self._lines.settle()
+        return rows
+
+    def _open(self) -> bool:
+        try:
+            self._fh = open_regular(self.path)  # held while followed
+        except OSError:
+            return False
+        self._ident = ident_of(os.fstat(self._fh.fileno()))
+        return True
+
+    def _changed_under_us(self, st: os.stat_result) -> str | None:
+        """Why what was read no longer holds (replaced, truncated, rewritten), or None."""
+        if ident_of(st) != self._ident:
+            return "was replaced"
+        if st.st_size < self._size:
+            return "was truncated"
+        assert self._fh is not None
+        try:
+            now = os.pread(self._fh.fileno(), len(self._head), 0) if self._head else b""
+        except OSError:
+            return None
+        return "was rewritten" if now != self._head else None
+
+    def _close_file(self) -> None:
+        if self._fh is not None:
+            with contextlib.suppress(OSError):
+                self._fh.close()
+            self._fh = None
+
+    # ------------------------------------------------------------------ whole document
+    def _poll_document(self) -> list[tuple[int, Span | BadLine]]:
+        self.more = False
+        sig = _signature(self.path)
+        if sig is None or sig == self._read_sig:
+            self.unsettled = False
+            return []
+        now = time.monotonic()
+        if self._read_sig is not None:  # the first read does not wait: the file is there
+            if sig != self._seen_sig:
+                self._seen_sig, self._changed_at = sig, now
+                self.unsettled = True
+                return []
+            if now - self._changed_at < self.settle:
+                self.unsettled = True
+                return []
+        got = self._doc.read(self.path)
+        if _signature(self.path) != sig:  # written to while we read: settle again
+            self._seen_sig, self._changed_at = None, now
+            self.unsettled = True
+            return []
+        self.unsettled = False
+        self._read_sig = self._seen_sig = sig
+        if got is None:
+            if not self._waiting_told:
+                self._waiting_told = True
+                self._note(
+                    f"{os.path.basename(self.path)}: not a complete {self.fmt} document yet; "
+                    "read again when it changes"
+                )
+            return []
+        self._waiting_told = False
+        if got.problem and got.problem != self._problem:
+            self._note(f"{self.fmt} import: {got.problem}")
+        self._problem = got.problem
+        old = self._sink.digests
+        if DocumentImport.extends(old, got.digests):
+            rows = self._sink.add(got.records[len(old) :])
+            self.fresh = frozenset(r for r, _ in rows)
+            return rows
+        before = set(old)
+        self._restart("changed calls already shown")
+        rows = self._sink.add(got.records)
+        self.fresh = frozenset(
+            r for (r, _), d in zip(rows, got.digests, strict=False) if d not in before
+        )
+        return rows
+
+    # ------------------------------------------------------------------ driving
+    def start(self, waiter: Waiter | None = None) -> None:
+        """Follow in a background thread until :meth:`stop`; callbacks run on that thread."""
+        if self._thread is not None:
+            return
+        self._waiter = waiter or make_waiter([self.folder])
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=self._loop, args=(self._waiter,), name="tracetui-follow-foreign", daemon=True
+        )
+        self._thread.start()
+
+    def _loop(self, waiter: Waiter) -> None:
+        while not self._stop.is_set():
+            try:
+                added = self.poll_once()
+            except Exception as exc:
+                self._note(f"follow error: {type(exc).__name__}: {exc}")
+                added = 0
+            if self.more:
+                continue
+            if self.unsettled:
+                self._stop.wait(POLL_MIN)  # a document settling: look again soon
+            else:
+                waiter.wait(busy=added > 0, paused=self.paused)
+
+    def stop(self) -> None:
+        """Stop the thread (if any) and close files; the current index stays usable."""
+        self._stop.set()
+        if self._waiter is not None:
+            self._waiter.close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._close_file()
+        self._sink.close()
+        for sink in self._retired:
+            sink.index.close()
+        self._retired.clear()
+
+
+def _reads_by_line(run: Run) -> bool:
+    """Whether the trace is read line by line: its importer has a feeder and it is no gzip."""
+    if not has_feeder(run.source_format or ""):
+        return False
+    try:
+        with open_regular(run.base) as fh:
+            return fh.read(2) != b"\x1f\x8b"
+    except OSError:
+        return True
+
+
+def _signature(path: str) -> tuple[object, ...] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (ident_of(st), st.st_size, st.st_mtime_ns)

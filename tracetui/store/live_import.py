@@ -1,0 +1,261 @@
+"""Converting another agent's trace while it grows: records appended to a temporary JSONL that a
+:class:`~tracetui.store.index.RunIndex` indexes, plus the calls still waiting for their result.
+
+:func:`tracetui.store.build.build_index` converts a foreign trace once. Here a follower
+(:mod:`tracetui.live.foreign`) hands over what the file holds as it grows, and this module
+keeps the index up to date through the index's own methods, exactly as a whole conversion would
+have left it:
+
+- a line-oriented format with a feeder (:class:`~tracetui.importers.protocol.Feeder`) gets each
+  complete line as it is written (:class:`LineImport`); the records it lets out, in call order,
+  become rows; the calls it still holds are published as a :class:`Pending` snapshot;
+- any other format is converted again whole when the file has changed (:class:`DocumentImport`):
+  when the new records start with the rows already indexed, the rest is appended; otherwise the
+  caller starts a new index (:meth:`DocumentImport.read` says which).
+
+Both write each record once, to a temporary file the index owns (removed when it closes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from tracetui import importers
+from tracetui.importers._common import ImportProblem, Problems, parse_time
+from tracetui.importers.registry import by_name
+from tracetui.model.spans import NotASpan, Span, normalize
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import BadLine, RawLine, loads, parse_line
+from tracetui.store.runset import Member, Run
+
+Note = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RunningCall:
+    """A call seen in the trace and not yet a row: its result has not arrived (``running``), or
+    it has, and it waits behind a call that is still running (calls become rows in order)."""
+
+    span: Span
+    running: bool
+    started: float | None
+    """Epoch seconds of the call's recorded start; None when it has none (or none readable)."""
+    seen: float
+    """Epoch seconds when tracetui first saw the call (the start when none was recorded)."""
+
+    def since(self) -> float:
+        """When the call started, as well as tracetui can tell (epoch seconds)."""
+        return self.started if self.started is not None else self.seen
+
+    def elapsed(self, now: float | None = None) -> float:
+        """Seconds it has been running (never negative)."""
+        return max(0.0, (time.time() if now is None else now) - self.since())
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The calls not yet rows, in call order: the first becomes row ``first_row`` when it ends.
+
+    A snapshot, replaced whole (never changed) so other threads can read it without a lock.
+    Rows committed after it was taken are the calls at its head: :meth:`after` drops them.
+    """
+
+    first_row: int
+    calls: tuple[RunningCall, ...] = ()
+
+    def after(self, rows: int) -> tuple[RunningCall, ...]:
+        """The calls still pending once the index holds ``rows`` rows (never one twice)."""
+        return self.calls[max(0, rows - self.first_row) :]
+
+
+NO_PENDING = Pending(0)
+
+
+class ImportSink:
+    """A foreign trace's records written to a temporary JSONL and indexed as they come."""
+
+    def __init__(self, run: Run) -> None:
+        self.index = RunIndex(run)
+        fd, self.temp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
+        self.index.adopt_temp(self.temp)
+        self._fd = fd
+        # Rows are read back from the converted copy; locations still name the original file.
+        self.mno = self.index.add_member(Member(run.base, 0, False), self.temp)
+        self._size = 0
+        self._lines = 0
+        self.digests: list[bytes] = []
+        """One digest per row written, in order: a re-read document is compared with them."""
+
+    def add(self, records: Iterable[dict[str, Any]]) -> list[tuple[int, Span | BadLine]]:
+        """Write and index ``records`` in order; ``(row, span)`` for each row added."""
+        out: list[tuple[int, Span | BadLine]] = []
+        for record in records:
+            data = encode(record)
+            os.write(self._fd, data + b"\n")  # unbuffered: the index may read the row at once
+            self._lines += 1
+            raw = RawLine(self._lines, self._size, len(data), data)
+            self._size += len(data) + 1
+            self.digests.append(digest(data))
+            parsed = parse_line(raw, self.index.run.base)
+            row = self.index.add_line(self.mno, raw, parsed)  # type: ignore[arg-type]  # a Span has the facts
+            if row is not None:
+                out.append((row, parsed))
+        return out
+
+    def close(self) -> None:
+        """Stop writing (the index, and its rows, stay readable until it is closed)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One record as a JSON line (integers beyond 64 bits, copied from a trace, become text)."""
+    try:
+        return orjson.dumps(record, default=str)
+    except TypeError:
+        return orjson.dumps(_text_big_ints(record), default=str)
+
+
+def _text_big_ints(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _text_big_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_text_big_ints(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        return str(value)
+    return value
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def has_feeder(fmt: str) -> bool:
+    """Whether format ``fmt`` is converted line by line (its importer has a feeder)."""
+    importer = by_name(fmt)
+    return importer is not None and importer.feeder is not None
+
+
+class LineImport:
+    """A line-oriented trace fed one complete line at a time, through its format's feeder."""
+
+    def __init__(self, sink: ImportSink, fmt: str, note: Note) -> None:
+        importer = by_name(fmt)
+        factory = importer.feeder if importer is not None else None
+        if factory is None:
+            raise ValueError(f"{fmt} is not read line by line")
+        self.sink = sink
+        self.fmt = fmt
+        self.note = note
+        self.problems = Problems()
+        self._told = 0
+        self.feeder = factory(sink.index.run.base, self.problems)
+        self._seen: dict[str, float] = {}
+        """Command id → when a pending call was first seen (its elapsed time without a start)."""
+        self.pending = Pending(0)
+
+    def feed(self, raw: RawLine) -> list[tuple[int, Span | BadLine]]:
+        """One line of the trace (complete, or the last one of a file that stopped growing)."""
+        if raw.data is None:
+            self.problems.add(f"line {raw.line_no}: over the line size limit, skipped")
+            return []
+        if not raw.data.strip():
+            return []
+        try:
+            value, _note = loads(raw.data)
+        except ValueError:
+            what = "cut short (no newline at end)" if not raw.complete else "malformed JSON"
+            self.problems.add(f"line {raw.line_no}: {what}, skipped")
+            return []
+        try:
+            records = self.feeder.feed(raw.line_no, value)
+        except Exception as exc:  # a shape no converter foresaw: one problem, never a traceback
+            self.problems.add(f"line {raw.line_no}: skipped ({type(exc).__name__}: {exc})")
+            return []
+        return self.sink.add(records)
+
+    def settle(self) -> None:
+        """After a batch of lines: publish the pending calls, tell the problems not yet told."""
+        now = time.time()
+        calls = []
+        seen: dict[str, float] = {}
+        for rec in self.feeder.pending():
+            key = str(rec.get("command_id"))
+            seen[key] = self._seen.get(key, now)
+            call = running_call(rec, seen[key])
+            if call is not None:
+                calls.append(call)
+        self._seen = seen
+        self.pending = Pending(len(self.sink.index), tuple(calls))
+        self.tell_problems()
+
+    def finish(self) -> list[tuple[int, Span | BadLine]]:
+        """The file will not grow (a one-off read): end the held calls as a conversion does."""
+        rows = self.sink.add(self.feeder.finish())
+        self.pending = Pending(len(self.sink.index))
+        self.tell_problems()
+        return rows
+
+    def tell_problems(self) -> None:
+        items = self.problems.items
+        while self._told < len(items):
+            self.note(f"{self.fmt} import: {items[self._told]}")
+            self._told += 1
+
+
+def running_call(rec: dict[str, Any], seen: float) -> RunningCall | None:
+    """A held record as a :class:`RunningCall`; None if it does not read as a span."""
+    try:
+        span = normalize(rec)
+    except NotASpan:
+        return None
+    started = parse_time(rec.get("started_at"))
+    when = started.timestamp() if started is not None and started.tzinfo is not None else None
+    return RunningCall(span, rec.get("running") is True, when, seen)
+
+
+@dataclass(frozen=True, slots=True)
+class Reread:
+    """What a re-read of a whole-document trace found."""
+
+    records: list[dict[str, Any]]
+    digests: list[bytes]
+    problem: str | None
+    """The conversion's complaint about the file (parts skipped), if any."""
+
+
+class DocumentImport:
+    """A trace written as one document (a JSON value, a zip): converted again when it changes."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+
+    def read(self, path: str) -> Reread | None:
+        """Convert the file as it is now; None when it is no complete document yet (a writer is
+        still writing it: nothing could be read from it)."""
+        records: list[dict[str, Any]] = []
+        problem = None
+        try:
+            for record in importers.convert(path, self.fmt):
+                records.append(record)
+        except ImportProblem as exc:
+            if not records and "no tool calls found" not in str(exc):
+                return None
+            problem = str(exc) if records else None
+        except (OSError, ValueError):
+            return None
+        return Reread(records, [digest(encode(r)) for r in records], problem)
+
+    @staticmethod
+    def extends(old: list[bytes], new: list[bytes]) -> bool:
+        """Whether the new records start with every row already indexed (so only append)."""
+        return len(new) >= len(old) and new[: len(old)] == old
