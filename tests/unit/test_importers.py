@@ -51,12 +51,13 @@ CASES: list[
         "swe_agent.traj",
         "swe-agent",
         [
-            ("step-1", [*B, "ls"], 0, False, None, 0),
+            # SWE-agent records no exit codes: a step without a failure sign is exit unknown
+            ("step-1", [*B, "ls"], None, False, None, 0),
             ("step-2", [*B, "python reproduce.py"], None, False, None, 0),
-            ("step-3", [*B, "open src/big.py"], 0, True, "head", None),
-            ("step-4", [*B, "cat data.json"], 0, True, "head", 20),
+            ("step-3", [*B, "open src/big.py"], None, True, "head", None),
+            ("step-4", [*B, "cat data.json"], None, True, "head", 20),
             ("step-5", [*B, "pytest tests/"], None, False, None, 0),
-            ("step-6", [*B, "submit"], 0, False, None, 0),
+            ("step-6", [*B, "submit"], None, False, None, 0),
         ],
     ),
     (
@@ -213,7 +214,11 @@ DETAILS = [
     (
         "claude_session.jsonl",
         "toolu_06",
-        {"error": "no result recorded (the session ended before the tool returned?)"},
+        {
+            "error": None,
+            "exit_unknown": True,
+            "exit_note": "no result recorded (the session ended before the tool returned?)",
+        },
     ),
     (
         "swe_agent.traj",
@@ -245,7 +250,9 @@ DETAILS = [
         "openhands_output.jsonl",
         "django__django-11099:5",
         {
-            "error": "no exit code: the command had not finished (still running or timed out)",
+            "error": None,
+            "exit_unknown": True,
+            "exit_note": "no exit code: the command had not finished (still running or timed out)",
             "cwd": "/workspace/django",
         },
     ),
@@ -264,7 +271,11 @@ DETAILS = [
     (
         "codex_exec.jsonl",
         "item_2",
-        {"error": "no end event (still running, or the stream was cut)"},
+        {
+            "error": None,
+            "exit_unknown": True,
+            "exit_note": "no end event (still running, or the stream was cut)",
+        },
     ),
     (
         ROLLOUT,
@@ -343,12 +354,12 @@ def test_unknown_file_is_read_as_jsonl_with_bad_lines() -> None:
 
 
 SUMMARY = [
-    ("claude_session.jsonl", 6, 3, 2, 92045, "toolu_06"),
+    ("claude_session.jsonl", 6, 2, 2, 92045, "toolu_02"),  # toolu_06 has no result: unknown
     ("swe_agent.traj", 6, 2, 2, 20, "step-5"),
     ("mini_v2.traj.json", 3, 1, 1, 12000, "call_3"),
     ("mini_v1.traj.json", 4, 2, 1, 12000, "step-4"),
-    ("openhands_output.jsonl", 8, 5, 3, 0, "astropy__astropy-12907:5"),
-    ("codex_exec.jsonl", 3, 2, 0, 0, "item_2"),
+    ("openhands_output.jsonl", 8, 4, 3, 0, "astropy__astropy-12907:5"),
+    ("codex_exec.jsonl", 3, 1, 0, 0, "item_1"),  # item_2 never ended: exit unknown
     (ROLLOUT, 6, 1, 5, 20571, "call_1"),
     ("inspect_log.json", 5, 2, 1, 23616, "task-1/1/call_4"),
     ("inspect_log.eval", 5, 2, 1, 23616, "task-1/1/call_4"),

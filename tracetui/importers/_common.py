@@ -4,7 +4,9 @@ Every importer yields plain dicts in the ``import/<format>`` dialect (read like 
 :func:`tracetui.model.spans.normalize`). The helpers here keep the rules the same for all formats:
 what the model saw goes to ``preview_stdout`` as is; a full output stored beside it gives the byte
 count and is kept (bounded) in ``full_stdout``; truncation comes from a marker or an explicit
-flag; an error flag without a code is a failure with an unknown exit.
+flag. Exit: a code when the format records one; with none, an error signal of the format
+(``is_error``, an error event, a kill on timeout) makes the call a failure, and without one the
+exit is *unknown* — not a failure (docs/importers.md, "Exit rules").
 """
 
 from __future__ import annotations
@@ -256,16 +258,39 @@ def base_record(
     }
 
 
-def set_exit(rec: dict[str, Any], code: int | None, error: str | None = None) -> None:
+def set_exit(
+    rec: dict[str, Any], code: int | None, error: str | None = None, *, note: str | None = None
+) -> None:
+    """The call's exit (the rule is :func:`tracetui.model.spans.judge_exit`).
+
+    ``code`` when the format recorded one. Without a code, ``error`` — the format flagged the
+    call an error — makes it a failure; with no error the exit is unknown, not a failure, and
+    ``note`` (kept as ``exit_note``) says why no code is known.
+    """
     rec["exit_code"] = code
-    rec["error"] = error if code is None else None
+    rec["error"] = (error or None) if code is None else None
+    if code is None and not error and note:
+        rec["exit_note"] = note
+    else:
+        rec.pop("exit_note", None)
 
 
-def set_no_result(rec: dict[str, Any], error: str) -> None:
-    """The call never got a result (the session ended, the result was lost): no exit, ``error``
-    says why, and ``result_missing: true`` says so plainly (lint TT023 reads it)."""
-    set_exit(rec, None, error)
+def set_no_result(rec: dict[str, Any], why: str) -> None:
+    """The call never got a result (the session ended, the result was lost): its exit is unknown
+    (how it ended was never written), ``exit_note`` says why, and ``result_missing: true`` says
+    so plainly (lint TT023 reads it)."""
+    set_exit(rec, None, note=why)
     rec["result_missing"] = True
+
+
+SUBMISSION = "submission"
+"""``kind`` of a call whose output is what the agent submitted (mini-swe-agent's last step)."""
+
+
+def set_submission(rec: dict[str, Any], why: str) -> None:
+    """The agent's submission step: no exit recorded, and no failure (``kind: submission``)."""
+    set_exit(rec, None, note=why)
+    rec["kind"] = SUBMISSION
 
 
 def set_source_ok(rec: dict[str, Any], ok: bool, field: str) -> None:

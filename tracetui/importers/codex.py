@@ -320,14 +320,10 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
         set_source_ok(rec, status == "completed", f"status: {status}")
     if not rec.pop("_ended", False):
         set_no_result(rec, "no end event (still running, or the stream was cut)")
+    elif code is None and status == "failed":
+        set_exit(rec, None, "command failed with no exit code recorded")
     elif code is None:
-        set_exit(
-            rec,
-            None,
-            "command failed with no exit code recorded"
-            if status == "failed"
-            else "no exit code recorded",
-        )
+        set_exit(rec, None, note="no exit code recorded")  # and no failure: exit unknown
     else:
         set_exit(rec, code)
     return rec

@@ -10,7 +10,9 @@ with no marker at the cut (the message's header ``The output of your call to …
 is recognised as a marker), so the span gets ``stdout_bytes``/``stdout_cap`` from the pair.
 
 Exit: a ``sandbox`` exec event nested in the tool event gives the code; otherwise an ``error``
-is a failure with no code and no error is 0 (Inspect's tools raise on a nonzero exit).
+is a failure with no code and no error is 0 (Inspect's tools raise on a nonzero exit). Two
+exceptions, both exit unknown (not failures): an ``approval`` error (the approver refused the
+call: it never ran) and a tool event still ``pending`` (the log was written while it ran).
 ``bash`` calls become ``["bash", "--login", "-c", cmd]`` (how Inspect's bash tool runs them);
 other tools ``[function, JSON arguments]``. No parent links: Inspect does not retry a call.
 """
@@ -35,6 +37,7 @@ from tracetui.importers._common import (
     load_json,
     one_line,
     set_exit,
+    set_no_result,
     set_output,
     text_of,
     tool_argv,
@@ -238,6 +241,13 @@ def _span(
     code = _sandbox_exit(ev.get("events"))
     if code is not None:
         set_exit(rec, code)
+    elif is_event and ev.get("pending") is True and error is None:
+        set_no_result(rec, "still running when the log was written")
+    elif error is not None and error.get("type") == "approval":
+        message = one_line(error.get("message"))
+        set_exit(
+            rec, None, note="not run: the approver refused it" + (f": {message}" if message else "")
+        )
     elif error is not None:
         kind, message = error.get("type"), one_line(error.get("message"))
         set_exit(rec, None, f"{NO_CODE}: {kind}" + (f": {message}" if message else ""))

@@ -9,8 +9,14 @@
   ``<returncode>N</returncode>`` and ``<output>…</output>``.
 
 Long outputs are shown as ``<output_head>``, ``<elided_chars>N characters elided</elided_chars>``
-and ``<output_tail>``: the head and tail windows are read exactly from those tags. A timeout
-message means no exit code. No parent links: mini-swe-agent has no retries of a call.
+and ``<output_tail>``: the head and tail windows are read exactly from those tags. No parent
+links: mini-swe-agent has no retries of a call.
+
+Exit rules (docs/importers.md): the return code when recorded; a timeout message is a failure
+(mini-swe-agent killed the command); the submission step — the command whose output starts with
+``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` (1.x: ``MINI_SWE_AGENT_FINAL_OUTPUT``), answered by the
+``exit`` message (2.x) or the final user message (1.x) holding the submitted patch — is
+``kind: submission``, never a failure; any other call with no code is exit unknown.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from tracetui.importers._common import (
     set_exit,
     set_no_result,
     set_output,
+    set_submission,
     shell_argv,
     text_of,
 )
@@ -47,6 +54,10 @@ _TAIL = re.compile(r"<output_tail>\n?(.*?)\n?</output_tail>", re.DOTALL)
 _TIMEOUT = re.compile(
     r"timed out and has been killed|TimeoutExpired|timed out after", re.IGNORECASE
 )
+_SUBMIT = re.compile(r"\b(?:COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT)\b")
+"""The words whose echo, as the first line of a command's output, submits the run."""
+SUBMITTED = "the submission step: its output is the submitted patch (no exit code is recorded)"
+NO_RESULT = "no result recorded (the run ended before the command returned?)"
 
 
 def sniff(head: Head) -> int:
@@ -92,6 +103,13 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
                 if rec is not None:
                     calls[rec["command_id"]] = rec
                     order.append(rec)
+        elif msg.get("role") == "exit" and extra.get("exit_status") == "Submitted" and calls:
+            # The submitting call gets no tool message: the exit message holds what it output.
+            rec = calls.pop(next(reversed(calls)))
+            rec["result_index"] = i
+            rec.pop("_ts", None)
+            set_output(rec, text_of(msg.get("content")), complete=True)
+            set_submission(rec, SUBMITTED)
         elif msg.get("role") == "tool":
             rec = calls.pop(str(msg.get("tool_call_id")), None)
             if rec is None:
@@ -112,7 +130,7 @@ def _convert_v2(path: str, messages: list[Any], problems: Problems) -> Iterator[
                 as_int(extra.get("returncode")),
             )
     for rec in calls.values():
-        set_no_result(rec, "no result recorded (the run ended before the command returned?)")
+        set_no_result(rec, NO_RESULT)
     for rec in order:
         rec.pop("_ts", None)
         yield rec
@@ -161,17 +179,20 @@ def _convert_v1(path: str, messages: list[Any], problems: Problems) -> Iterator[
             )
             pending["source_index"] = i
             pending["agent_note"] = one_line(text.split("```", 1)[0])
-        elif msg.get("role") == "user" and pending is not None:
+        elif msg.get("role") in ("user", "exit") and pending is not None:
             rec, pending = pending, None
             rec["result_index"] = i
-            guarded(problems, f"messages[{i}]", _observation, rec, text, None, None)
+            submitted = as_dict(msg.get("extra")).get("exit_status") == "Submitted"
+            guarded(problems, f"messages[{i}]", _observation, rec, text, None, None, submitted)
             yield rec
     if pending is not None:
-        set_no_result(pending, "no result recorded (the run ended before the command returned?)")
+        set_no_result(pending, NO_RESULT)
         yield pending
 
 
-def _observation(rec: dict[str, Any], text: str, raw: str | None, code: int | None) -> None:
+def _observation(
+    rec: dict[str, Any], text: str, raw: str | None, code: int | None, submitted: bool = False
+) -> None:
     """Fill output and exit from an observation message (both versions share its layout)."""
     windows = None
     head, tail = _HEAD.search(text), _TAIL.search(text)
@@ -185,8 +206,10 @@ def _observation(rec: dict[str, Any], text: str, raw: str | None, code: int | No
         set_exit(rec, code)
     elif _TIMEOUT.search(text):
         set_exit(rec, None, "timed out: mini-swe-agent killed the command (no exit code)")
+    elif submitted or _SUBMIT.search(rec["argv"][-1] if rec["argv"] else ""):
+        set_submission(rec, SUBMITTED)  # 1.x: the final user message is the submitted patch
     else:
-        set_exit(rec, None, "no return code in the observation")
+        set_exit(rec, None, note="no return code in the observation")
 
 
 IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("mini-swe-agent",))

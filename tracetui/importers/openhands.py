@@ -9,7 +9,8 @@ An action event (``action: "run"`` with ``args.command``; other tools: ``read``,
 Exit: ``extras.metadata.exit_code`` (older: ``extras.exit_code``), else the suffix
 ``[The command completed with exit code N.]``. OpenHands writes ``-1`` when a command had not
 finished (still running, or timed out): that is no exit status, so it becomes ``exit_code:
-null`` with an error saying so. An ``error`` observation is a failure with no code.
+null``, exit unknown (not a failure), with an ``exit_note`` saying so; so does a command with
+no code at all. An ``error`` observation is a failure with no code.
 
 Parent links: an action with ``args.is_input`` sends input to the command still running, so it
 continues that command: its parent is the last command run before it in the same instance.
@@ -219,11 +220,10 @@ def _span(
         m = _SUFFIX.search(text) or _SUFFIX.search(str(meta.get("suffix") or ""))
         code = int(m.group(1)) if m else None
     if code == -1:
-        set_exit(
-            rec, None, "no exit code: the command had not finished (still running or timed out)"
-        )
+        note = "no exit code: the command had not finished (still running or timed out)"
+        set_exit(rec, None, note=note)
     elif code is None:
-        set_exit(rec, None, "no exit code recorded")
+        set_exit(rec, None, note="no exit code recorded")
     else:
         set_exit(rec, code)
     return rec

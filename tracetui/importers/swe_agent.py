@@ -1,10 +1,10 @@
 """SWE-agent ``.traj``: one span per ``trajectory[]`` step that has an action.
 
 SWE-agent keeps no exit codes, ids or timestamps: a step is known by its index, and a failure
-shows only in the text. tracetui therefore infers the outcome from the observation (a
-traceback, ``command not found``, a syntax-error notice…): such a step gets ``exit_code: null``
-and an ``error`` quoting the line; any other step gets ``exit_code: 0`` with
-``exit_code_inferred: true`` in the record (documented in docs/importers.md).
+shows only in the text. A step whose observation shows a failure (a traceback, ``command not
+found``, a syntax-error notice…) gets ``exit_code: null`` and an ``error`` quoting the line (a
+failure); the ``submit`` step is ``kind: submission``; any other step is exit unknown — no exit
+and no error, not a failure (docs/importers.md, "Exit rules").
 
 The stored observation is usually whole; a cut shows in what was sent to the model. Each step is
 paired with the observation message of ``history[]`` that followed its action (in order); when
@@ -29,6 +29,7 @@ from tracetui.importers._common import (
     one_line,
     set_exit,
     set_output,
+    set_submission,
     shell_argv,
     text_of,
 )
@@ -129,14 +130,15 @@ def _step(path: str, i: int, step: dict[str, Any], sent: str | None) -> dict[str
         # SWE-agent marks its cuts, so an unmarked observation is what the model read whole.
         set_output(rec, observation, complete=True)
     m = _FAILURE_SIGNS.search(observation)
-    if m:
+    if action.split()[0] == "submit":
+        set_submission(rec, "the submission step: its output is the submitted patch")
+    elif m:
         line = observation[m.start() :].split("\n", 1)[0].strip()
         set_exit(
             rec, None, f"SWE-agent records no exit code; the output shows a failure: {line[:160]}"
         )
     else:
-        set_exit(rec, 0)
-        rec["exit_code_inferred"] = True
+        set_exit(rec, None, note="SWE-agent records no exit code; the output shows no failure")
     return rec
 
 

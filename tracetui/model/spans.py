@@ -131,6 +131,17 @@ class Span:
         return self.exit_code is None and not self.failed
 
     @property
+    def exit_note(self) -> str | None:
+        """Why no exit is known (an importer's ``exit_note``); None when it says nothing."""
+        note = self.raw.get("exit_note")
+        return note if isinstance(note, str) and note else None
+
+    @property
+    def is_submission(self) -> bool:
+        """The agent's submission step (``kind: submission``): its output is what it submitted."""
+        return self.raw.get("kind") == "submission"
+
+    @property
     def truncated(self) -> bool | None:
         """True when any stream was cut; None when unknown for a stream and no cut seen."""
         states = [s.truncated for s in self.streams]
