@@ -88,7 +88,8 @@ def test_rotation_options(tmp_path):
         tracetui(
             tmp_path, "run", "--log", "r.jsonl", "--max-bytes", "100", "--keep", "1", "--", "true"
         )
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl", "r.jsonl.1", "r.jsonl.lock"]
+    names = ["r.jsonl", "r.jsonl.1", "r.jsonl.kept", "r.jsonl.lock"]  # .kept: the kept outputs
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,20 @@ def _count(text: str) -> int:
     return value
 
 
+def _budget(text: str) -> int:
+    # The same parsing as tracetui.record.kept.parse_size (a test checks); repeated so that the
+    # parser does not import the recorder.
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    raw = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = raw[-1:] if raw[-1:] in units else ""
+    number = raw[: len(raw) - len(unit)]
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"not a size in bytes (like 268435456, 256M or 1G): {text!r}"
+        )
+    return int(number) * units[unit]
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -51,6 +65,7 @@ DEFAULT_CLIP = "head"
 CLIPS = ("head", "tail", "head_tail")
 DEFAULT_MAX_BYTES = 1 << 20
 DEFAULT_KEEP = 4
+DEFAULT_KEEP_BUDGET = 256 << 20
 ID_FILE_ENV = "TRACETUI_ID_FILE"
 """Environment variable naming a file the recorded id is written to (for harnesses)."""
 
@@ -119,6 +134,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="after the command's output, print 'tracetui: recorded SHORT (ID)' on stderr "
         f"(or set {ID_FILE_ENV}=PATH to have the id written to PATH)",
     )
+    p.add_argument(
+        "--keep-budget",
+        type=_budget,
+        default=DEFAULT_KEEP_BUDGET,
+        metavar="BYTES",
+        help="bytes on disk the run's kept outputs (B.kept/) may use; the oldest go first; "
+        "K, M, G suffixes are binary units (default: 256M)",
+    )
+    p.add_argument(
+        "--no-keep",
+        action="store_true",
+        help="do not keep the whole streams (only the capped view and the record)",
+    )
     p.add_argument("argv", nargs=argparse.REMAINDER, help="the command, after --")
     p.set_defaults(func=main)
 
@@ -166,6 +194,7 @@ def main(args: argparse.Namespace) -> int:
             redactor=redactor,
             tool_name=args.tool_name,
             handle_signals=True,
+            keep_budget=None if args.no_keep else args.keep_budget,
         )
     except UnsafeFile as exc:  # the command ran, but a file was swapped in since the check
         print(f"tracetui run: {neutralize_line(str(exc))}", file=sys.stderr)
@@ -179,6 +208,8 @@ def main(args: argparse.Namespace) -> int:
     _emit(sys.stderr, result.stderr_view)
     if result.record["error"]:
         print(f"tracetui run: {result.record['error']}", file=sys.stderr)
+    for problem in result.kept_problems:  # names files: neutralised
+        print(f"tracetui run: {neutralize_line(problem)}", file=sys.stderr)
     # The id goes out only when asked: the agent's captured stdout and stderr stay exactly the
     # capped view (docs/recording.md, "Getting the id").
     cid = result.record.get("command_id")

@@ -29,6 +29,20 @@ class NotASpan(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class KeptFacts:
+    """A record's ``{s}_kept``: the stream kept whole, redacted, named by the hash of its bytes."""
+
+    sha256: str
+    """sha256 of the bytes stored (after redaction; ``{s}_full_sha256`` is of the raw stream)."""
+    bytes: int
+    """Length of the bytes stored."""
+    unseen_start: int
+    """Where, in the bytes stored, the part the consumer never saw begins."""
+    unseen_end: int
+    """Where it ends (equal to ``unseen_start`` when the stream was shown whole)."""
+
+
+@dataclass(frozen=True, slots=True)
 class StreamFacts:
     """What a record says, and what the evidence shows, about one output stream."""
 
@@ -67,6 +81,9 @@ class StreamFacts:
 
     hidden_bytes: int | None
     """Bytes the consumer never saw: 0 when not truncated, None when it cannot be told."""
+    kept: KeptFacts | None = None
+    """Where the whole stream was kept (``{s}_kept``, tracetui run's kept-output store); None
+    when it was not (the record says null, or has no such field)."""
 
     @property
     def shown_bytes(self) -> int | None:
@@ -365,7 +382,30 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
         items=f.int_(f"{s}_items"),
         preview_items=f.int_(f"preview_{s}_items"),
         hidden_bytes=hidden,
+        kept=_kept(f, f"{s}_kept"),
     )
+
+
+def _kept(f: _Fields, key: str) -> KeptFacts | None:
+    """``{s}_kept`` when it is a well-formed object; a wrong one is a field problem (TT014)."""
+    value = f.obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        f.problems.append(f"{key}: expected an object or null, got {type(value).__name__}")
+        return None
+    sha, numbers = value.get("sha256"), [value.get(k) for k in _KEPT_NUMBERS]
+    if not isinstance(sha, str) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers
+    ):
+        f.problems.append(f"{key}: expected sha256 and byte counts")
+        return None
+    size, start, end = numbers
+    assert isinstance(size, int) and isinstance(start, int) and isinstance(end, int)
+    return KeptFacts(sha, size, start, end)
+
+
+_KEPT_NUMBERS = ("bytes", "unseen_start", "unseen_end")
 
 
 def normalize(obj: Any) -> Span:

@@ -5,7 +5,8 @@ sees every byte of one stream once and keeps only what a record needs: the byte 
 of the whole stream, a head buffer and a tail ring (each a window plus some context bytes, used to
 redact secrets cut by the window edge), whether the stream is valid UTF-8, and the whole stream
 while it is small enough to count JSON items. On request it also spools the full stream to a
-temp file, so a caller can diff gigabytes without holding them.
+temp file, so a caller can diff gigabytes without holding them, and hands every chunk to a
+:class:`Sink` when given one (the recorder's kept-output writer, :mod:`tracetui.record.kept`).
 
 :func:`run_captured` starts the child with stdin closed, in its own session (so a timeout or a
 Ctrl-C can kill its whole process group), and reads both pipes from one selector loop. One loop
@@ -28,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 CHUNK = 1 << 18
 JSON_LIMIT = 64 << 20
@@ -65,6 +67,15 @@ class StreamData:
         return self.head + self.tail[len(self.head) - tail_start :]
 
 
+class Sink(Protocol):
+    """Something that takes every chunk of a stream as it arrives (the kept-output writer).
+
+    ``feed`` must not raise: a sink that cannot go on gives up on its own, capture never stops.
+    """
+
+    def feed(self, chunk: bytes) -> None: ...
+
+
 class StreamTap:
     """Accumulates the facts about one stream as chunks arrive; memory bounded by the limits."""
 
@@ -75,6 +86,7 @@ class StreamTap:
         *,
         json_limit: int = JSON_LIMIT,
         spool: bool = False,
+        sink: Sink | None = None,
     ) -> None:
         self.total = 0
         self._sha = hashlib.sha256()
@@ -93,6 +105,7 @@ class StreamTap:
             if spool
             else None
         )
+        self._sink = sink
 
     def feed(self, chunk: bytes) -> None:
         """Take the next chunk of the stream."""
@@ -117,6 +130,8 @@ class StreamTap:
             self._keep_json(chunk)
         if self._spool is not None:
             self._spool.write(chunk)
+        if self._sink is not None:
+            self._sink.feed(chunk)
 
     def _check_utf8(self, chunk: bytes) -> None:
         # Fast path: ASCII with no pending partial character needs no decoding at all.

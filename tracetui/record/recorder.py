@@ -32,6 +32,8 @@ from tracetui.record.capture import (
     run_captured,
     tail_window,
 )
+from tracetui.record.keeping import SpanKeeper
+from tracetui.record.kept import DEFAULT_BUDGET, KeptWriter
 from tracetui.record.redact import Redactor
 from tracetui.record.rotate import append_record
 
@@ -60,6 +62,8 @@ class Result:
     """Shell-style status: the child's code, 128+N for signal N, 126/127 when it could not start."""
     log: str | None
     """Absolute path of the base file the record was appended to; None when not written."""
+    kept_problems: tuple[str, ...] = ()
+    """Why a stream was not kept (a refused store, the budget, a full disk), one line each."""
 
 
 def new_command_id(now: float | None = None) -> str:
@@ -350,6 +354,7 @@ def run_with_feedback(
     tool_name: str | None = None,
     cancel: threading.Event | None = None,
     handle_signals: bool = False,
+    keep_budget: int | None = DEFAULT_BUDGET,
 ) -> Result:
     """Run ``argv`` (no shell, stdin closed), record it, return what the consumer is shown.
 
@@ -358,6 +363,8 @@ def run_with_feedback(
     ``cwd``. Setting ``cancel`` kills the child's process group. With ``handle_signals`` (main
     thread only) SIGINT/SIGTERM do the same and the record says which signal interrupted it.
     Raises ``ValueError`` for bad arguments; a command that cannot start is a record, not an error.
+    Both streams are kept whole, redacted, in ``<log>.kept/`` under ``keep_budget`` bytes on disk
+    (:mod:`tracetui.record.kept`); ``keep_budget=None`` (or ``log=None``) keeps nothing.
     """
     argv = list(argv)
     if not argv:
@@ -368,47 +375,71 @@ def run_with_feedback(
         raise ValueError("cap must be >= 0")
     if timeout is not None and timeout <= 0:
         raise ValueError("timeout must be > 0")
+    if keep_budget is not None and keep_budget < 0:
+        raise ValueError("keep_budget must be >= 0")
     redactor = redactor or Redactor()
     run_dir = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
+    written = None if log is None else os.path.abspath(os.fspath(log))
+    keeper = None
+    if written is not None and keep_budget is not None:
+        keeper = SpanKeeper(written, keep_budget, redactor, *window_limits(cap or 0, clip))
     head_keep, tail_keep = tap_limits(cap, clip)
     cancel = cancel or threading.Event()
     caught: list[int] = []
-    previous = _install_handlers(cancel, caught) if handle_signals else {}
     try:
-        outcome = run_captured(
-            argv,
+        previous = _install_handlers(cancel, caught) if handle_signals else {}
+        try:
+            outcome = run_captured(
+                argv,
+                cwd=run_dir,
+                timeout=timeout,
+                cancel=cancel,
+                stdout_tap=StreamTap(head_keep, tail_keep, sink=_sink(keeper, "stdout")),
+                stderr_tap=StreamTap(head_keep, tail_keep, sink=_sink(keeper, "stderr")),
+            )
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        if keeper is not None:
+            keeper.finish()
+        error = None
+        if outcome.timed_out:
+            error = f"timed out after {_format_seconds(timeout or 0)}"
+        elif outcome.cancelled:
+            error = f"interrupted by {signal.Signals(caught[0]).name}" if caught else "cancelled"
+        record, out_view, err_view = build_record(
+            outcome,
+            argv=argv,
             cwd=run_dir,
-            timeout=timeout,
-            cancel=cancel,
-            stdout_tap=StreamTap(head_keep, tail_keep),
-            stderr_tap=StreamTap(head_keep, tail_keep),
+            cap=cap,
+            clip=clip,
+            redactor=redactor,
+            note=note,
+            parent=parent,
+            tool_name=tool_name,
+            error=error,
         )
+        status = 128 + caught[0] if caught else shell_status(outcome)
+        if written is not None:
+            # The kept files are committed with the run's lock held, just before the record that
+            # names them is appended: a rotation by another writer never sees one without the other.
+            append_record(
+                written,
+                record,
+                max_bytes,
+                keep,
+                locked=None if keeper is None else (lambda: keeper.fill(record)),
+                on_drop=None if keeper is None else keeper.on_drop,
+            )
+        problems = tuple(keeper.problems) if keeper is not None else ()
+        return Result(record, out_view.preview, err_view.preview, status, written, problems)
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    error = None
-    if outcome.timed_out:
-        error = f"timed out after {_format_seconds(timeout or 0)}"
-    elif outcome.cancelled:
-        error = f"interrupted by {signal.Signals(caught[0]).name}" if caught else "cancelled"
-    record, out_view, err_view = build_record(
-        outcome,
-        argv=argv,
-        cwd=run_dir,
-        cap=cap,
-        clip=clip,
-        redactor=redactor,
-        note=note,
-        parent=parent,
-        tool_name=tool_name,
-        error=error,
-    )
-    status = 128 + caught[0] if caught else shell_status(outcome)
-    written = None
-    if log is not None:
-        written = os.path.abspath(os.fspath(log))
-        append_record(written, record, max_bytes, keep)
-    return Result(record, out_view.preview, err_view.preview, status, written)
+        if keeper is not None:
+            keeper.close()
+
+
+def _sink(keeper: SpanKeeper | None, stream: str) -> KeptWriter | None:
+    return None if keeper is None else keeper.sink(stream)
 
 
 def _install_handlers(cancel: threading.Event, caught: list[int]) -> dict[int, Any]:

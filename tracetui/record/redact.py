@@ -14,7 +14,7 @@ its value in two items are still seen together), :meth:`Redactor.redact_bytes` a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +185,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 
 Span = tuple[int, int, str]
 """``(start, end, rule name)`` of one replacement in a text."""
+Edit = tuple[int, int, int, int]
+"""``(raw start, raw end, out start, out end)``: one replacement made by a :class:`StreamRedactor`,
+as byte offsets in the stream fed and in the bytes returned."""
 
 
 @dataclass(slots=True)
@@ -313,13 +316,28 @@ class StreamRedactor:
     match is cut there and what follows it is judged afresh.
     """
 
-    def __init__(self, redactor: Redactor, hold: int = 4096, max_hold: int = 1 << 20) -> None:
+    def __init__(
+        self,
+        redactor: Redactor,
+        hold: int = 4096,
+        max_hold: int = 1 << 20,
+        on_edit: Callable[[Edit], None] | None = None,
+    ) -> None:
         self.redactor = redactor
         self.hold = hold
         self.max_hold = max(max_hold, 2 * hold)
         self.count = 0
         """Replacements made so far."""
+        self.on_edit = on_edit
+        """Told of each replacement, in order, as ``(raw start, raw end, out start, out end)``
+        byte offsets (the kept store maps the clip points of the raw stream with them)."""
         self._buffer = b""
+        self._raw_at = 0
+        """Raw byte offset of the start of ``_buffer``."""
+        self._out_at = 0
+        """Bytes returned so far."""
+        self._open_at: tuple[int, int] = (0, 0)
+        """Raw and out offsets where the open key block's replacement began."""
         self._open: Rule | None = None
         """The rule of a key block being hidden until its closing line."""
 
@@ -349,21 +367,51 @@ class StreamRedactor:
             return self._emit(text, found, len(text) - self.hold)
         self.count += 1
         self._open = rule
+        self._open_at = (self._raw_at, self._out_at)
+        self._out_at += len(REPLACEMENT)
         self._skip_open()
         return REPLACEMENT.encode()
 
     def finish(self) -> bytes:
         """The rest, redacted; the redactor is empty afterwards."""
         if self._open is not None and not self._skip_open():
-            self._buffer, self._open = b"", None  # never closed: hidden to the end
+            self._raw_at += len(self._buffer)
+            self._closed()
+            self._buffer = b""  # never closed: hidden to the end
         text = _decode(self._buffer)
         return self._emit(text, self.redactor.spans(text), len(text))
 
     def _emit(self, text: str, found: list[Span], point: int) -> bytes:
-        done, count = _replace_spans(text[:point], [(s, min(e, point), n) for s, e, n in found])
+        head = text[:point]
+        spans = [(s, min(e, point), n) for s, e, n in found]
+        done, count = _replace_spans(head, spans)
         self.count += count
-        self._buffer = _encode(text[point:])
-        return _encode(done)
+        if count and self.on_edit is not None:
+            self._report(head, spans)
+        rest = _encode(text[point:])
+        out = _encode(done)
+        self._raw_at += len(self._buffer) - len(rest)
+        self._out_at += len(out)
+        self._buffer = rest
+        return out
+
+    def _report(self, head: str, spans: list[Span]) -> None:
+        """Tell ``on_edit`` where each merged replacement of ``head`` sits, in bytes."""
+        assert self.on_edit is not None
+        raw, out, last = self._raw_at, self._out_at, 0
+        for start, end in _merged(spans):
+            gap = len(_encode(head[last:start]))
+            raw, out = raw + gap, out + gap
+            cut = len(_encode(head[start:end]))
+            self.on_edit((raw, raw + cut, out, out + len(REPLACEMENT)))
+            raw, out, last = raw + cut, out + len(REPLACEMENT), end
+
+    def _closed(self) -> None:
+        """The open key block ends at ``_raw_at``: report its replacement."""
+        if self.on_edit is not None:
+            raw, out = self._open_at
+            self.on_edit((raw, self._raw_at, out, out + len(REPLACEMENT)))
+        self._open = None
 
     def _skip_open(self) -> bool:
         """Drop the open key block's text up to its closing line: True once it is closed."""
@@ -371,9 +419,14 @@ class StreamRedactor:
         text = _decode(self._buffer)
         end = self._open.closing.search(text)
         if end is None:
-            self._buffer = _encode(text[-self.hold :])  # may hold the start of the END line
+            kept = _encode(text[-self.hold :])  # may hold the start of the END line
+            self._raw_at += len(self._buffer) - len(kept)
+            self._buffer = kept
             return False
-        self._buffer, self._open = _encode(text[end.end() :]), None
+        rest = _encode(text[end.end() :])
+        self._raw_at += len(self._buffer) - len(rest)
+        self._buffer = rest
+        self._closed()
         return True
 
 
@@ -413,19 +466,25 @@ def _names(found: list[Span]) -> list[str]:
     return sorted({name for _s, _e, name in found})
 
 
+def _merged(spans: list[Span]) -> list[list[int]]:
+    """The non-empty spans as ``[start, end]`` pairs, sorted, overlapping or touching ones merged."""
+    ordered = sorted((s, e) for s, e, _n in spans if s < e)
+    merged: list[list[int]] = []
+    for start, end in ordered:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return merged
+
+
 def _replace_spans(text: str, spans: list[Span]) -> tuple[str, int]:
     """Replace each span (merged when they overlap or touch) by the replacement; count them."""
     if not spans:
         return text, 0
-    ordered = sorted((s, e) for s, e, _n in spans if s < e)
-    if not ordered:
+    merged = _merged(spans)
+    if not merged:
         return text, 0
-    merged = [list(ordered[0])]
-    for start, end in ordered[1:]:
-        if start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
     out, pos = [], 0
     for start, end in merged:
         out += [text[pos:start], REPLACEMENT]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -44,19 +44,27 @@ def encode_line(record: Mapping[str, Any]) -> bytes:
     return orjson.dumps(record) + b"\n"
 
 
-def rotate(base: str, keep: int) -> None:
+OnDrop = Callable[[list[str], list[str]], None]
+"""Told, before a rotation removes anything, ``(members dropped, members kept)`` as paths that
+may not exist (the kept-output store forgets what only the dropped spans referred to)."""
+
+
+def rotate(base: str, keep: int, on_drop: OnDrop | None = None) -> None:
     """Shift the set by one: drop ``B.{keep}``, ``B.{i}`` → ``B.{i+1}``, ``B`` → ``B.1``.
 
     Call with the lock held. gzip'd members (``B.{i}.gz``) shift along with the plain ones.
     With ``keep`` 0 there is no history: ``B`` is simply removed. Every member to be renamed is
     checked first (:class:`~tracetui.record.safe_files.UnsafeFile` for a link, a device, someone
-    else's file…), so a refusal leaves the set as it was.
+    else's file…), so a refusal leaves the set as it was. ``on_drop`` is called after the checks.
     """
     moved = [base] if keep else []
     for suffix in ("", ".gz"):
         moved += [f"{base}.{i}{suffix}" for i in range(1, keep)]
     for path in moved:
         check_existing(path)
+    if on_drop is not None:
+        dropped = [f"{base}.{keep}", f"{base}.{keep}.gz"] if keep else [base]
+        on_drop(dropped, moved)
     for suffix in ("", ".gz"):
         _remove(f"{base}.{keep}{suffix}" if keep else base)
         for i in range(keep - 1, 0, -1):
@@ -76,15 +84,30 @@ def _rename(src: str, dst: str) -> None:
 
 
 def append_record(
-    base: str | os.PathLike[str], record: Mapping[str, Any], max_bytes: int, keep: int
+    base: str | os.PathLike[str],
+    record: Mapping[str, Any],
+    max_bytes: int,
+    keep: int,
+    *,
+    locked: Callable[[], None] | None = None,
+    on_drop: OnDrop | None = None,
 ) -> int:
     """Append ``record`` as one line to ``base``, rotating first when it would not fit.
 
     A line bigger than ``max_bytes`` on its own still gets written, alone in a fresh ``B``.
     Returns the number of bytes written. Raises ``OSError`` when the file cannot be written,
     :class:`~tracetui.record.safe_files.UnsafeFile` when ``B`` or its lock must not be.
+    ``locked`` is called with the lock held, before ``record`` is encoded (the recorder fills in
+    its kept-output fields there, see :mod:`tracetui.record.kept`); ``on_drop`` goes to
+    :func:`rotate`.
     """
-    return append_line(base, encode_line(record), max_bytes, keep)
+
+    def line() -> bytes:
+        if locked is not None:
+            locked()
+        return encode_line(record)
+
+    return _append(os.fspath(base), line, max_bytes, keep, on_drop)
 
 
 def append_line(base: str | os.PathLike[str], line: bytes, max_bytes: int, keep: int) -> int:
@@ -92,20 +115,26 @@ def append_line(base: str | os.PathLike[str], line: bytes, max_bytes: int, keep:
 
     The count returned includes the newline put first when ``B`` ended mid-line.
     """
+    return _append(os.fspath(base), lambda: line, max_bytes, keep, None)
+
+
+def _append(
+    path: str, make_line: Callable[[], bytes], max_bytes: int, keep: int, on_drop: OnDrop | None
+) -> int:
     if max_bytes <= 0 or keep < 0:
         raise ValueError("max_bytes must be > 0 and keep >= 0")
-    path = os.fspath(base)
     lock_fd = open_lock(lock_path(path))
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         fd = open_append(path)
         try:
+            line = make_line()
             size = os.fstat(fd).st_size
             first = b"\n" if size and ends_mid_line(fd) else b""
             if size and size + len(first) + len(line) > max_bytes:
                 os.close(fd)
                 fd = -1
-                rotate(path, keep)
+                rotate(path, keep, on_drop)
                 first = b""  # the cut line ends the rotated member as it is
                 fd = open_append(path)
             return write_all(fd, first + line)
