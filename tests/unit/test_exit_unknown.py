@@ -149,3 +149,189 @@ def test_an_unknown_exit_after_a_failure_is_not_the_latest_failure(
     snap = ix.snapshot()
     assert (snap.latest_failure, snap.stats.failed, snap.stats.exit_unknown) == (0, 1, 2)
     assert ix.find(0, flags.FAILED, 1) is None
+
+
+# ------------------------------------------------------------------ the importers' exit rules
+# Each case is one call in a small trace of one format; the verdict is read back through the
+# public path (open_path → build_index → span): (exit code, failed, exit unknown, submission).
+def _claude(result: dict[str, Any] | None, tool_result: Any = None) -> str:
+    base = {"sessionId": "s", "cwd": "/w", "parentUuid": None, "timestamp": "2025-07-01T10:00:00Z"}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make"}}
+    lines = [
+        {
+            **base,
+            "uuid": "u1",
+            "type": "assistant",
+            "message": {"role": "assistant", "id": "m1", "content": [call]},
+        },
+    ]
+    if result is not None:
+        item = {"type": "tool_result", "tool_use_id": "toolu_1", **result}
+        line = {
+            **base,
+            "uuid": "u2",
+            "type": "user",
+            "message": {"role": "user", "content": [item]},
+        }
+        if tool_result is not None:
+            line["toolUseResult"] = tool_result
+        lines.append(line)
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+def _codex(end: dict[str, Any] | None) -> str:
+    start = {
+        "id": "item_0",
+        "type": "command_execution",
+        "command": "/bin/bash -lc 'make'",
+        "aggregated_output": "",
+        "exit_code": None,
+        "status": "in_progress",
+    }
+    lines = [{"type": "thread.started", "thread_id": "t"}, {"type": "item.started", "item": start}]
+    if end is not None:
+        lines.append(
+            {"type": "item.completed", "item": {**start, "aggregated_output": "x\n", **end}}
+        )
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+def _openhands(obs: dict[str, Any] | None) -> str:
+    action = {
+        "id": 1,
+        "timestamp": "2025-05-01T12:00:01",
+        "source": "agent",
+        "action": "run",
+        "args": {"command": "make", "is_input": False},
+    }
+    history: list[dict[str, Any]] = [action]
+    if obs is not None:
+        history.append(
+            {
+                "id": 2,
+                "timestamp": "2025-05-01T12:00:02",
+                "source": "agent",
+                "cause": 1,
+                "observation": "run",
+                "content": "x",
+                **obs,
+            }
+        )
+    return json.dumps({"instance_id": "i", "instruction": "", "history": history}) + "\n"
+
+
+def _swe(action: str, observation: str) -> str:
+    step = {
+        "action": action,
+        "observation": observation,
+        "response": "",
+        "thought": "t",
+        "state": "{}",
+    }
+    return json.dumps({"trajectory": [step], "history": [], "info": {"exit_status": "submitted"}})
+
+
+def _mini2(result: dict[str, Any] | None, command: str = "make") -> str:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "bash", "arguments": json.dumps({"command": command})},
+    }
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "s"},
+        {"role": "assistant", "content": "run", "tool_calls": [call], "extra": {"timestamp": 1.0}},
+    ]
+    if result is not None:
+        messages.append(result)
+    return json.dumps({"info": {"mini_version": "2.0.0"}, "messages": messages})
+
+
+def _mini1(command: str, answer: str) -> str:
+    messages = [
+        {"role": "system", "content": "mini-swe-agent"},
+        {"role": "assistant", "content": f"do\n```mswea_bash_command\n{command}\n```"},
+        {"role": "user", "content": answer},
+    ]
+    return json.dumps({"info": {"mini_version": "1.0"}, "messages": messages})
+
+
+def _inspect(event: dict[str, Any]) -> str:
+    ev = {
+        "event": "tool",
+        "type": "function",
+        "id": "call_1",
+        "function": "bash",
+        "arguments": {"cmd": "make"},
+        "result": "x",
+        "timestamp": "2025-06-01T10:00:01+00:00",
+        "completed": "2025-06-01T10:00:02+00:00",
+        "error": None,
+        "truncated": None,
+        **event,
+    }
+    sample = {"id": "t", "epoch": 1, "input": "", "target": "", "messages": [], "events": [ev]}
+    return json.dumps(
+        {"version": 2, "status": "success", "eval": {"task": "t"}, "samples": [sample]}
+    )
+
+
+SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"
+DIFF = "diff --git a/x b/x\n+fixed\n"
+ERR = {"is_error": True}
+# (id, file name, trace text, (exit, failed, exit unknown, submission))
+FORMAT_CASES: list[tuple[str, str, str, tuple[int | None, bool, bool, bool]]] = [
+    ("claude-exit-code", "s.jsonl", _claude({"content": "Exit code 2\nboom", **ERR}), (2, True, False, False)),
+    ("claude-is-error", "s.jsonl", _claude({"content": "sh: tsc: not found", **ERR}), (None, True, False, False)),
+    ("claude-ok", "s.jsonl", _claude({"content": "done", "is_error": False}), (0, False, False, False)),
+    ("claude-interrupted", "s.jsonl", _claude({"content": "[Request interrupted by user for tool use]", **ERR}), (None, False, True, False)),
+    ("claude-interrupted-flag", "s.jsonl", _claude({"content": "partial"}, {"stdout": "partial", "stderr": "", "interrupted": True}), (None, False, True, False)),
+    ("claude-refused", "s.jsonl", _claude({"content": "The user doesn't want to proceed with this tool use. The tool use was rejected.", **ERR}), (None, False, True, False)),
+    ("claude-no-result", "s.jsonl", _claude(None), (None, False, True, False)),
+    ("codex-exit", "c.jsonl", _codex({"exit_code": 3, "status": "failed"}), (3, True, False, False)),
+    ("codex-failed-no-code", "c.jsonl", _codex({"status": "failed"}), (None, True, False, False)),
+    ("codex-completed-no-code", "c.jsonl", _codex({"status": "completed"}), (None, False, True, False)),
+    ("codex-no-end", "c.jsonl", _codex(None), (None, False, True, False)),
+    ("openhands-exit", "o.jsonl", _openhands({"extras": {"metadata": {"exit_code": 1}}}), (1, True, False, False)),
+    ("openhands-error-observation", "o.jsonl", _openhands({"observation": "error"}), (None, True, False, False)),
+    ("openhands-not-finished", "o.jsonl", _openhands({"extras": {"metadata": {"exit_code": -1}}}), (None, False, True, False)),
+    ("openhands-no-code", "o.jsonl", _openhands({"extras": {}}), (None, False, True, False)),
+    ("openhands-no-observation", "o.jsonl", _openhands(None), (None, False, True, False)),
+    ("swe-traceback", "t.traj", _swe("python x.py", "Traceback (most recent call last):\n  x\n"), (None, True, False, False)),
+    ("swe-plain", "t.traj", _swe("ls", "a\nb\n"), (None, False, True, False)),
+    ("swe-submit", "t.traj", _swe("submit", DIFF), (None, False, True, True)),
+    ("mini2-returncode", "m.traj.json", _mini2({"role": "tool", "tool_call_id": "call_1", "content": "<returncode>1</returncode>", "extra": {"returncode": 1}}), (1, True, False, False)),
+    ("mini2-timeout", "m.traj.json", _mini2({"role": "tool", "tool_call_id": "call_1", "content": "The command timed out and has been killed."}), (None, True, False, False)),
+    ("mini2-no-code", "m.traj.json", _mini2({"role": "tool", "tool_call_id": "call_1", "content": "<output>x</output>"}), (None, False, True, False)),
+    ("mini2-submission", "m.traj.json", _mini2({"role": "exit", "content": DIFF, "extra": {"exit_status": "Submitted", "submission": DIFF}}, SUBMIT), (None, False, True, True)),
+    ("mini2-no-result", "m.traj.json", _mini2(None), (None, False, True, False)),
+    ("mini1-submission", "m.traj.json", _mini1("echo MINI_SWE_AGENT_FINAL_OUTPUT && git diff", DIFF), (None, False, True, True)),
+    ("mini1-returncode", "m.traj.json", _mini1("make", "<returncode>0</returncode>\n<output>ok</output>"), (0, False, False, False)),
+    ("inspect-sandbox-exit", "i.json", _inspect({"events": [{"event": "sandbox", "action": "exec", "result": 2}]}), (2, True, False, False)),
+    ("inspect-error", "i.json", _inspect({"error": {"type": "timeout", "message": "timed out"}}), (None, True, False, False)),
+    ("inspect-ok", "i.json", _inspect({}), (0, False, False, False)),
+    ("inspect-approval", "i.json", _inspect({"error": {"type": "approval", "message": "no"}}), (None, False, True, False)),
+    ("inspect-pending", "i.json", _inspect({"pending": True, "result": "", "completed": None}), (None, False, True, False)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "want"), [c[1:] for c in FORMAT_CASES], ids=[c[0] for c in FORMAT_CASES]
+)
+def test_importer_exit_rules(
+    tmp_path: Path, name: str, text: str, want: tuple[int | None, bool, bool, bool]
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    runs = open_path(str(path))
+    ix = build_index(runs[0])
+    assert runs[0].source_format is not None, runs[0].notes
+    assert len(ix) == 1, [ix.get(r) for r in range(len(ix))]
+    span = ix.span(0)
+    assert span is not None
+    assert (span.exit_code, span.failed, span.exit_unknown, span.is_submission) == want
+    # the row's bits say the same, so the list, F, e/E and L agree with the span
+    f = ix.flags[0]
+    assert (bool(f & flags.FAILED), bool(f & flags.EXIT_UNKNOWN)) == want[1:3]
+    assert (ix.snapshot().latest_failure is None) == (not want[1])
+    if want[2]:
+        assert span.exit_note  # an unknown exit always says why no code is known
