@@ -41,6 +41,7 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
+from tracetui.importers.openhands_v1 import KIND_PATTERN, is_v1_line
 from tracetui.importers.protocol import NO, Format, Head
 
 FORMAT = "openhands"
@@ -64,10 +65,13 @@ _NOT_TOOLS = {
 def sniff(head: Head) -> int:
     """An instance line (``instance_id`` + ``history[]``) or an event line; else, as a whole
     document, an ``output.jsonl`` whose first line is longer than the head (strong) or an event
-    list saved as one JSON array (weak: checked after every other document format)."""
+    list saved as one JSON array (weak: checked after every other document format). V1 events
+    (a ``kind`` the SDK writes) are openhands_v1's, whatever else the head holds."""
     line = head.line_confidence(_is_instance_or_event)
     if line:
         return line
+    if KIND_PATTERN.search(head.text):
+        return NO
     if head.has("instance_id", "history"):
         return 60
     if head.text.startswith("[") and head.has("action") and _SOURCE.search(head.text):
@@ -76,6 +80,8 @@ def sniff(head: Head) -> int:
 
 
 def _is_instance_or_event(obj: dict[str, Any]) -> bool:
+    if is_v1_line(obj):
+        return False
     if isinstance(obj.get("history"), list) and ("instance_id" in obj or "instance" in obj):
         return True
     return (

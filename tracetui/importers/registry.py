@@ -12,6 +12,7 @@ from tracetui.importers import (
     inspect_ai,
     mini_swe_agent,
     openhands,
+    openhands_v1,
     swe_agent,
 )
 from tracetui.importers.protocol import Importer
@@ -19,6 +20,7 @@ from tracetui.importers.protocol import Importer
 IMPORTERS: tuple[Importer, ...] = (
     claude_code.IMPORTER,
     codex.IMPORTER,
+    openhands_v1.IMPORTER,
     openhands.IMPORTER,
     swe_agent.IMPORTER,
     mini_swe_agent.IMPORTER,

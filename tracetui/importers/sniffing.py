@@ -9,11 +9,13 @@ recognised, which is then read as JSONL and its odd lines reported as bad lines.
 
 from __future__ import annotations
 
+import os
 import zipfile
 from typing import Any
 
 import orjson
 
+from tracetui.importers import openhands_v1
 from tracetui.importers._common import read_head
 from tracetui.importers.protocol import HEAD_LINES, NO, Head
 from tracetui.importers.registry import IMPORTERS
@@ -33,6 +35,16 @@ def sniff(path: str) -> str | None:
         if score > best_score:  # strictly: on a tie the importer listed first keeps it
             best, best_score = imp.name, score
     return best
+
+
+def sniff_folder(folder: str, names: list[str]) -> tuple[str, list[str]] | None:
+    """A folder that is one trace as a whole, by its content: the SDK's ``events/`` folder of
+    OpenHands V1, one ``event-NNNNN-<id>.json`` per event. Its format and the file names it
+    claims (read as that one run), or None. Only the first event file is read."""
+    files = openhands_v1.event_files(names)
+    if not files or sniff(os.path.join(folder, files[0])) != openhands_v1.FORMAT:
+        return None
+    return openhands_v1.FORMAT, files
 
 
 def read_sniff_head(path: str) -> Head | None:

@@ -222,10 +222,23 @@ def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:
     return runs, claimed
 
 
+def _whole_folder_run(path: str, files: list[str]) -> tuple[list[Run], set[str]]:
+    """The folder as one foreign trace (OpenHands V1's ``events/``, one file per event), and
+    the names it claims; nothing when it is no such folder."""
+    from tracetui import importers
+
+    found = importers.sniff_folder(path, files)
+    if found is None:
+        return [], set()
+    fmt, names = found
+    return [Run(base=path, members=[Member(path, 0, False)], source_format=fmt)], set(names)
+
+
 def _runs_in_folder(path: str, names: list[str]) -> list[Run]:
     """The runs whose files sit directly in the folder ``path`` (``names``: its listing)."""
     # Not only regular files: a FIFO or device named like a member gets a note (_run_for).
     files = [n for n in names if not os.path.isdir(os.path.join(path, n))]
+    runs_whole, whole = _whole_folder_run(path, files)
     groups = _members_by_base(files)
     unrotated = [
         name
@@ -233,8 +246,10 @@ def _runs_in_folder(path: str, names: list[str]) -> list[Run]:
         for name, n, _gz in entries
         if n == 0 and os.path.isfile(os.path.join(path, name))  # sniffing opens the file
     ]
-    runs, claimed = _foreign_runs(path, sorted(unrotated))
+    runs, claimed = _foreign_runs(path, sorted(n for n in unrotated if n not in whole))
+    claimed |= whole
     present = set(files) - claimed
+    runs.extend(runs_whole)
     for base in sorted(groups):
         entries = [e for e in groups[base] if e[0] not in claimed]
         if entries and _is_run_base(base):

@@ -1,0 +1,427 @@
+"""OpenHands V1 (the software-agent SDK): a conversation's list of typed events.
+
+Every event names its class in ``kind``. A tool call is an ``ActionEvent`` (``tool_name``,
+``tool_call_id``, ``action`` with its own ``kind``: ``TerminalAction`` holds ``command``,
+``is_input``…), answered by the event whose ``action_id`` is the action's ``id`` (or, failing
+that, the same ``tool_call_id``): an ``ObservationEvent`` (its ``observation`` holds ``content``,
+``is_error`` and, for the terminal, ``exit_code``, ``timeout``, ``metadata`` and
+``full_output_save_dir``), an ``AgentErrorEvent`` or a ``UserRejectObservation``. Messages,
+system prompts, state updates, ``think`` and ``finish`` are no calls. A ``Condensation`` drops
+events from what the model sees next: the calls it names get ``forgotten_by_condenser``.
+
+The events come as one JSON array (``events.json``), one object with ``events``/``items``, one
+event per JSON line, an evaluation ``output.jsonl`` (``instance_id`` + ``history[]`` of events),
+or the SDK's own folder of ``event-NNNNN-<id>.json`` files (one event each, in index order).
+
+Exit (terminal): ``exit_code`` (else ``metadata.exit_code``). ``-1`` is no exit status: the
+command was still running when OpenHands stopped waiting (no new output, a timeout: exit
+unknown, with an ``exit_note``) or was interrupted (a failure); its suffix says which.
+``is_error`` with no code is a failure with no code; a terminal call with neither has no exit
+and no error (unknown). Other tools: ``is_error`` false is exit 0.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from tracetui.importers._common import (
+    NO_CODE,
+    InOrder,
+    Problems,
+    as_dict,
+    as_int,
+    as_list,
+    base_record,
+    duration_ms,
+    guarded,
+    iter_jsonl,
+    load_json,
+    one_line,
+    open_bytes,
+    set_exit,
+    set_no_result,
+    set_output,
+    set_source_ok,
+    shell_argv,
+    text_of,
+    tool_argv,
+)
+from tracetui.importers.protocol import NO, Format, Head
+from tracetui.model.markers import find_marker
+
+FORMAT = "openhands-v1"
+
+EVENT_KINDS = frozenset(
+    {
+        "ActionEvent",
+        "ObservationEvent",
+        "AgentErrorEvent",
+        "UserRejectObservation",
+        "MessageEvent",
+        "SystemPromptEvent",
+        "ConversationErrorEvent",
+        "ConversationStateUpdateEvent",
+        "Condensation",
+        "CondensationRequest",
+        "CondensationSummaryEvent",
+        "PauseEvent",
+        "TokenEvent",
+        "LLMCompletionLogEvent",
+    }
+)
+"""The event classes tracetui knows (the SDK has more; unknown ones are passed over)."""
+KIND_PATTERN = re.compile(r'"kind"\s*:\s*"(' + "|".join(sorted(EVENT_KINDS)) + r')"')
+"""A known event kind written in a file's text (for whole-document sniffing)."""
+EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9A-Za-z\-]{8,}\.json$")
+"""The SDK's name for one event's file in a conversation's ``events/`` folder."""
+_RESULTS = {"ObservationEvent", "AgentErrorEvent", "UserRejectObservation"}
+_SHELL_TOOLS = {"terminal", "execute_bash", "bash"}
+_SHELL_ACTIONS = {"TerminalAction", "ExecuteBashAction", "BashAction"}
+_MARKED_TOOLS = _SHELL_TOOLS | {"file_editor", "str_replace_editor"}
+"""Tools whose every cut carries a notice: an unmarked output from them was shown whole."""
+_NOT_TOOLS = {"finish", "think"}
+_CLIP_NOTE = re.compile(r"<response clipped><NOTE>Due to the max output limit.*?</NOTE>", re.S)
+_SAVED_TO = re.compile(r"The complete output has been saved to (\S+) - ")
+_PATH_CHARS = 4096
+
+
+def sniff(head: Head) -> int:
+    """An event line (a known ``kind``) or an instance line whose history holds such events;
+    else, as a whole document (an array, a single event, a pretty-printed file), a known
+    event kind in the head's text: above every other document format but OpenHands' own
+    ``output.jsonl`` clue, which yields to it (see openhands.py)."""
+    line = head.line_confidence(is_v1_line)
+    if line:
+        return line
+    if head.text[:1] in "[{" and KIND_PATTERN.search(head.text):
+        return 55
+    return NO
+
+
+def is_v1_line(obj: dict[str, Any]) -> bool:
+    """Whether one JSON line is a V1 event, or an evaluation instance holding V1 events."""
+    if obj.get("kind") in EVENT_KINDS:
+        return True
+    history = obj.get("history")
+    if isinstance(history, list) and ("instance_id" in obj or "instance" in obj):
+        first = next((h for h in history if isinstance(h, dict)), None)
+        return first is not None and first.get("kind") in EVENT_KINDS
+    return False
+
+
+def event_files(names: list[str]) -> list[str]:
+    """The SDK's event files among ``names``, in event-index order."""
+    found = [(int(m.group(1)), n) for n in names if (m := EVENT_FILE.match(n))]
+    return [n for _i, n in sorted(found)]
+
+
+# ------------------------------------------------------------------------------------ reading
+Located = tuple[Any, str, int | None, int]
+"""An event, the file it came from, its line there (JSON Lines) and its position in the list."""
+
+
+def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
+    if os.path.isdir(path):
+        yield from Conversation(path, None, problems).run(_folder(path, problems))
+        return
+    if not _is_json_lines(path):
+        data = load_json(path)
+        yield from Conversation(path, None, problems).run(_located(path, _events_of(data)))
+        return
+    stream: list[Located] = []
+    for line_no, obj in iter_jsonl(path, problems):
+        if not isinstance(obj, dict):
+            problems.add(f"line {line_no}: not a JSON object, skipped")
+        elif isinstance(obj.get("history"), list) and obj.get("kind") is None:
+            instance = obj.get("instance_id", obj.get("instance"))
+            events: list[Located] = [(e, path, line_no, i) for i, e in enumerate(obj["history"])]
+            conv = Conversation(path, None if instance is None else str(instance), problems)
+            yield from conv.run(events)
+        elif "kind" in obj:
+            stream.append((obj, path, line_no, len(stream)))
+    if stream:
+        yield from Conversation(path, None, problems).run(stream)
+
+
+def _is_json_lines(path: str) -> bool:
+    """Whether the file is JSON Lines: a complete JSON first line with more after it."""
+    import orjson
+
+    with open_bytes(path) as fh:
+        first = fh.readline(1 << 20)
+        rest = fh.read(4096)
+    if not rest.strip():
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _events_of(data: Any) -> list[Any]:
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        for key in ("events", "items", "history"):
+            if isinstance(data.get(key), list):
+                return list(data[key])
+        return [data]  # one event's file
+    return []
+
+
+def _located(path: str, events: list[Any]) -> list[Located]:
+    return [(e, path, None, i) for i, e in enumerate(events)]
+
+
+def _folder(path: str, problems: Problems) -> list[Located]:
+    """The events of an SDK ``events/`` folder, one file each, in index order."""
+    out: list[Located] = []
+    for i, name in enumerate(event_files(sorted(os.listdir(path)))):
+        full = os.path.join(path, name)
+        try:
+            out.append((load_json(full), full, None, i))
+        except (OSError, ValueError) as exc:
+            problems.add(f"{name}: {getattr(exc, 'strerror', None) or exc}, skipped")
+    return out
+
+
+# ------------------------------------------------------------------------------- conversation
+class Conversation:
+    """The calls of one conversation (or one evaluation instance), folded event by event."""
+
+    def __init__(self, path: str, instance: str | None, problems: Problems) -> None:
+        self.path = path
+        self.instance = instance
+        self.problems = problems
+        self.calls = InOrder()
+        self.by_call_id: dict[str, str] = {}  # tool_call_id -> the action's key
+        self.last_run: str | None = None
+
+    def run(self, events: list[Located]) -> Iterator[dict[str, Any]]:
+        forgotten: set[str] = set()
+        for ev, *_ in events:
+            if isinstance(ev, dict) and ev.get("kind") == "Condensation":
+                forgotten.update(str(i) for i in as_list(ev.get("forgotten_event_ids")))
+        for ev, src, line_no, i in events:
+            where = f"line {line_no}" if line_no is not None else f"event {i}"
+            if not isinstance(ev, dict):
+                self.problems.add(f"{where}: not a JSON object, skipped")
+                continue
+            out = guarded(self.problems, where, self._event, ev, src, line_no, i, forgotten)
+            if out:
+                yield from out
+        for _key, rec in self.calls.rest():
+            if rec.get("_open"):
+                stopped = rec.get("_stopped")
+                why = (
+                    f"no observation: the conversation stopped with an error ({stopped})"
+                    if stopped
+                    else "no observation recorded (the conversation ended before the tool returned?)"
+                )
+                set_no_result(rec, why)
+            yield _clean(rec)
+
+    def _event(
+        self,
+        ev: dict[str, Any],
+        src: str,
+        line_no: int | None,
+        i: int,
+        forgotten: set[str],
+    ) -> list[dict[str, Any]]:
+        kind = ev.get("kind")
+        if kind == "ActionEvent":
+            self._action(ev, src, line_no, i, str(ev.get("id")) in forgotten)
+            return []
+        if kind in _RESULTS:
+            key = self._key_for(ev)
+            rec = self.calls.get(key) if key else None
+            if rec is None or not rec.get("_open"):
+                return []  # a result for no call we hold (a finish/think, or a duplicate)
+            rec.pop("_open")
+            _result(rec, ev)
+            if str(ev.get("id")) in forgotten:
+                rec["forgotten_by_condenser"] = True
+            return [_clean(r) for r in self.calls.finish(key or "")]
+        if kind == "ConversationErrorEvent":
+            code, detail = one_line(ev.get("code"), 80), one_line(ev.get("detail"))
+            stopped = ": ".join(t for t in (code, detail) if t) or "no detail"
+            for rec in self.calls.records.values():  # the calls it left without a result
+                if rec.get("_open"):
+                    rec.setdefault("_stopped", stopped)
+        return []
+
+    def _key_for(self, ev: dict[str, Any]) -> str | None:
+        action_id = ev.get("action_id")
+        if action_id is not None and self.calls.get(str(action_id)) is not None:
+            return str(action_id)
+        call_id = ev.get("tool_call_id")
+        return self.by_call_id.get(str(call_id)) if call_id is not None else None
+
+    def _action(
+        self, ev: dict[str, Any], src: str, line_no: int | None, i: int, forgotten: bool
+    ) -> None:
+        tool = ev.get("tool_name")
+        tool = tool if isinstance(tool, str) and tool else "?"
+        if tool in _NOT_TOOLS:
+            return
+        action = as_dict(ev.get("action"))
+        args = {k: v for k, v in action.items() if k != "kind"} or _arguments(ev)
+        command = args.get("command")
+        shell = isinstance(command, str) and (
+            tool in _SHELL_TOOLS or action.get("kind") in _SHELL_ACTIONS
+        )
+        is_input = args.get("is_input") in (True, "true", "True")
+        argv = shell_argv(str(command)) if shell else tool_argv(tool, args)
+        key = str(ev.get("id", f"#{i}"))
+        call_id = ev.get("tool_call_id")
+        ident = str(call_id) if call_id is not None else key
+        cid = f"{self.instance}:{ident}" if self.instance is not None else ident
+        rec = base_record(FORMAT, src, cid, tool, argv, rerunnable=shell and not is_input)
+        if line_no is not None:
+            rec["source_line"] = line_no
+        rec["source_index"] = i
+        rec["source_event_id"] = key
+        if self.instance is not None:
+            rec["instance_id"] = self.instance
+        rec["started_at"] = ev.get("timestamp") if isinstance(ev.get("timestamp"), str) else None
+        rec["agent_note"] = one_line(ev.get("summary")) or one_line(text_of(ev.get("thought")))
+        if forgotten:
+            rec["forgotten_by_condenser"] = True
+        if shell:
+            rec["_shell"] = True
+            if is_input:
+                rec["parent_command_id"] = self.last_run
+            else:
+                self.last_run = cid
+        if ev.get("action") is None:
+            rec["not_executed"] = True  # the SDK could not turn the call into an action
+        rec["_open"] = True
+        self.calls.add(key, rec)
+        if call_id is not None:
+            self.by_call_id.setdefault(str(call_id), key)
+
+
+def _arguments(ev: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments from its ``tool_call`` (when the SDK made no ``action`` of it)."""
+    import orjson
+
+    raw = as_dict(ev.get("tool_call")).get("arguments")
+    if isinstance(raw, str):
+        try:
+            raw = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return {"arguments": raw}
+    return as_dict(raw)
+
+
+def _clean(rec: dict[str, Any]) -> dict[str, Any]:
+    for k in ("_open", "_shell", "_stopped"):
+        rec.pop(k, None)
+    return rec
+
+
+# ------------------------------------------------------------------------------------ results
+def _result(rec: dict[str, Any], ev: dict[str, Any]) -> None:
+    """Fill a call's output and exit from the event that answered it."""
+    rec["duration_ms"] = duration_ms(rec["started_at"], ev.get("timestamp"))
+    kind = ev.get("kind")
+    if kind == "AgentErrorEvent":
+        err = ev.get("error")
+        text = err if isinstance(err, str) else text_of(err)
+        set_output(rec, text)
+        set_exit(rec, None, _why("OpenHands reported an error", text))
+        set_source_ok(rec, False, "AgentErrorEvent")
+        return
+    if kind == "UserRejectObservation":
+        reason = one_line(ev.get("rejection_reason")) or "no reason given"
+        by = one_line(ev.get("rejection_source"), 20) or "user"
+        set_output(rec, f"Action rejected: {reason}", complete=True)
+        set_exit(rec, None, f"not run: rejected by the {by}: {reason}")
+        rec["not_executed"] = True
+        return
+    obs = as_dict(ev.get("observation"))
+    meta = as_dict(obs.get("metadata"))
+    text = text_of(obs.get("content")) if "content" in obs else text_of(obs.get("output"))
+    prefix, suffix = _text(meta.get("prefix")), _text(meta.get("suffix"))
+    preview = prefix + text + suffix
+    shell = bool(rec.get("_shell"))
+    _set_preview(rec, preview, complete=rec["tool_name"] in _MARKED_TOOLS or shell)
+    save_dir = obs.get("full_output_save_dir")
+    if isinstance(save_dir, str) and save_dir:
+        rec["full_output_save_dir"] = save_dir[:_PATH_CHARS]
+    if isinstance(meta.get("working_dir"), str) and rec["cwd"] is None:
+        rec["cwd"] = meta["working_dir"]
+    failed = obs.get("is_error") is True or obs.get("error") is True
+    if not shell:
+        if failed:
+            set_exit(rec, None, _why(NO_CODE, text))
+            set_source_ok(rec, False, "is_error: true")
+        else:
+            set_exit(rec, 0)
+            set_source_ok(rec, True, "is_error: false")
+        return
+    # The top-level code, when the key is there (null included): metadata's defaults to -1.
+    code = as_int(obs["exit_code"]) if "exit_code" in obs else as_int(meta.get("exit_code"))
+    if obs.get("timeout") is True:
+        rec["timed_out"] = True
+    if failed:
+        set_source_ok(rec, False, "is_error: true")
+    if code is not None and code != -1:
+        set_exit(rec, code)
+    elif code == -1:
+        error, note = _unfinished(suffix, obs.get("timeout") is True)
+        set_exit(rec, None, error)
+        if note:
+            rec["exit_note"] = note
+    elif failed:
+        set_exit(rec, None, _why(NO_CODE, text))
+    else:
+        set_exit(rec, None)  # no code and no error: exit unknown
+
+
+def _set_preview(rec: dict[str, Any], preview: str, *, complete: bool) -> None:
+    """The stdout facts; the SDK's clip notice keeps the head and the tail (a middle cut)."""
+    marker = find_marker(preview)
+    note = _CLIP_NOTE.search(preview) if marker is not None else None
+    if note is not None and marker is not None and marker.start == note.start():
+        tail = preview[note.end() :]
+        cut = "head_tail" if tail.strip() else "head"
+        set_output(rec, preview, cut=cut, windows=(preview[: note.start()], tail))
+        saved = _SAVED_TO.search(note.group(0))
+        if saved:
+            rec["full_output_file"] = saved.group(1)[:_PATH_CHARS]
+        return
+    set_output(rec, preview, complete=complete)
+
+
+def _unfinished(suffix: str, timed_out: bool) -> tuple[str | None, str | None]:
+    """Why a ``-1`` is no exit status, from the notice OpenHands put after the output: an
+    ``(error, note)`` pair. An interrupt stopped the command: the format flags the call. A
+    timeout or a quiet spell only ends OpenHands' wait (the command keeps running, the model
+    may read more of it later): its exit is unknown, and the note says why."""
+    if "interrupted" in suffix:
+        return "interrupted: the command got SIGINT before it finished (no exit code)", None
+    if timed_out or "timed out" in suffix:
+        return (
+            None,
+            "no exit code: the command timed out, still running when OpenHands stopped waiting",
+        )
+    return None, "no exit code: the command was still running (no new output for a while)"
+
+
+def _why(lead: str, text: str) -> str:
+    line = one_line(text)
+    return f"{lead}: {line}" if line else lead
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+# ``generic``: the bare ``<response clipped>`` that starts OpenHands' clip notices.
+IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("openhands", "generic"))
