@@ -24,7 +24,9 @@ from tracetui.errors import UsageError, ViewerCrashed
 from tracetui.model.text import neutralize_line
 
 # Order here is the order in ``tracetui --help``.
-COMMANDS = ("view", "run", "lint", "summary", "tail", "rerun", "report", "export", "demo")
+COMMANDS = ("view", "run", "show", "lint", "summary", "tail", "rerun", "report", "export", "demo")
+_INDEXED = ("view", "lint", "summary", "rerun", "report", "export")
+"""Commands that index runs, and so take ``--no-cache`` (tracetui/store/cache.py)."""
 
 # An OSError with one of these and no file name is about the machine, not a bug.
 _MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
@@ -44,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"tracetui.commands.{name}_cmd")
         module.register(sub)
+    for name in _INDEXED:
+        sub.choices[name].add_argument(
+            "--no-cache",
+            action="store_true",
+            help="index the run afresh: neither read nor write the index cache (docs/performance.md)",
+        )
     return parser
 
 
@@ -90,6 +98,10 @@ def _dispatch(args_list: list[str]) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "no_cache", False):
+        from tracetui.store import cache
+
+        cache.disable()
     return int(args.func(args) or 0)
 
 

@@ -212,10 +212,6 @@ def _check(kept: KeptStream, fh: IO[bytes]) -> None:
                 break
             sha.update(data)
     except (OSError, EOFError, zlib.error) as exc:
-        raise KeptMismatch(
-            f"{kept.where} is damaged ({exc}): not shown, it cannot be checked"
-        ) from None
+        raise KeptMismatch(f"{kept.where} is damaged ({exc}), so it cannot be checked") from None
     if seen != kept.size or sha.hexdigest() != kept.sha256:
-        raise KeptMismatch(
-            f"{kept.where} does not match the hash in the record: not shown (was it changed?)"
-        )
+        raise KeptMismatch(f"{kept.where} does not match the hash in its record (changed?)")
