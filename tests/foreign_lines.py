@@ -18,6 +18,17 @@ def line(obj: dict[str, Any]) -> bytes:
     return (json.dumps(obj) + "\n").encode()
 
 
+def cc_prompt(text: str = "fix the checkout tests") -> dict[str, Any]:
+    """The user's first line of a session (what makes a new file read as Claude Code)."""
+    return {
+        "sessionId": SESSION,
+        "uuid": "p-0",
+        "type": "user",
+        "timestamp": "2026-12-01T09:59:59.000Z",
+        "message": {"role": "user", "content": text},
+    }
+
+
 def cc_call(
     n: int,
     command: str,
