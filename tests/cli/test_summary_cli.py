@@ -48,6 +48,7 @@ def test_summary_json_facts(make_run: Any) -> None:
         "spans": 5,
         "bad_lines": [{"file": base + ".1", "line": 2}],
         "failed": 3,
+        "exit_unknown": 0,
         "truncated": 2,
         "hidden_bytes": 2 * (24000 - 8192),
         "latest_failure": {

@@ -9,6 +9,8 @@ and without the C scanner; all must give the case's ``(failed, exit unknown)``.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -335,3 +337,30 @@ def test_importer_exit_rules(
     assert (ix.snapshot().latest_failure is None) == (not want[1])
     if want[2]:
         assert span.exit_note  # an unknown exit always says why no code is known
+
+
+# ------------------------------------------------------------------ where it shows
+def _summary(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tracetui", "summary", str(path), *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_summary_counts_unknown_exits_apart(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(_claude({"content": "[Request interrupted by user for tool use]", **ERR}))
+    got = _summary(path, "--json")
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    assert (doc["spans"], doc["failed"], doc["exit_unknown"], doc["latest_failure"]) == (
+        1,
+        0,
+        1,
+        None,
+    )
+    text = _summary(path)
+    assert "exit ?      1 with no exit recorded (not counted as failed)" in text.stdout.splitlines()
+    assert "latest failure" not in text.stdout

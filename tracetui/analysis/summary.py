@@ -1,7 +1,9 @@
 """The facts of a run for scripts (``tracetui summary --json``, SPEC §4).
 
 Beside SPEC §4's keys, ``suspicions`` counts the rows firing each incident rule (TT019–TT025,
-every code present, zero included): see docs/lint.md and :mod:`tracetui.analysis.suspicions`.
+every code present, zero included): see docs/lint.md and :mod:`tracetui.analysis.suspicions`;
+``exit_unknown`` counts the spans with no exit and no error (the format recorded no exit code:
+not failures, never the latest failure; :func:`tracetui.model.spans.judge_exit`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def summarize(index: RunIndex) -> dict[str, Any]:
         "spans": stats.spans,
         "bad_lines": bad,
         "failed": stats.failed,
+        "exit_unknown": stats.exit_unknown,
         "truncated": stats.truncated,
         "hidden_bytes": stats.hidden_bytes,
         "latest_failure": latest,
@@ -69,6 +72,7 @@ def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
         "spans": sum(s["spans"] for s in summaries),
         "bad_lines": [b for s in summaries for b in s["bad_lines"]],
         "failed": sum(s["failed"] for s in summaries),
+        "exit_unknown": sum(s.get("exit_unknown", 0) for s in summaries),
         "truncated": sum(s["truncated"] for s in summaries),
         "hidden_bytes": sum(s["hidden_bytes"] for s in summaries),
         "latest_failure": next(

@@ -42,6 +42,9 @@ def main(args: argparse.Namespace) -> int:
     print(f"files       {len(result['files'])}")
     print(f"spans       {result['spans']:,}")
     print(f"failed      {result['failed']:,}")
+    unknown = result.get("exit_unknown", 0)
+    if unknown:  # another agent's format that records no exit codes
+        print(f"exit ?      {unknown:,} with no exit recorded (not counted as failed)")
     print(f"truncated   {result['truncated']:,}")
     print(f"hidden      {result['hidden_bytes']:,} bytes never shown to the agent")
     print(f"bad lines   {len(result['bad_lines']):,}")
