@@ -197,19 +197,3 @@ def test_new_run_in_a_followed_directory_is_followed(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=10)
         proc.kill()
-
-
-def test_tail_refuses_another_agents_trace() -> None:
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    trace = Path(__file__).resolve().parents[1] / "data" / "agents" / "swe_agent.traj"
-    out = subprocess.run(
-        [sys.executable, "-m", "tracetui", "tail", "--once", str(trace)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert out.returncode == 2
-    assert "is another agent's trace" in out.stderr and "Traceback" not in out.stderr

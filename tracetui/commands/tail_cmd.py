@@ -12,6 +12,7 @@ import argparse
 import os
 import signal
 import sys
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -69,21 +70,13 @@ def main(args: argparse.Namespace) -> int:
 
 def _tail(args: argparse.Namespace) -> int:
     from tracetui.errors import UsageError
-    from tracetui.live.watch import DirWatch, make_waiter
+    from tracetui.live.watch import POLL_MIN, DirWatch, make_waiter
     from tracetui.store.runset import RunSetError, open_path, open_paths
 
     try:
         runs = open_paths(args.paths)
     except RunSetError as exc:
         raise UsageError(str(exc)) from None
-    foreign = [r for r in runs if r.source_format is not None]
-    if foreign:
-        # Another agent's trace is converted whole, not appended to line by line: nothing to follow.
-        names = ", ".join(f"{r.base} ({r.source_format})" for r in foreign)  # neutralised by cli
-        raise UsageError(
-            f"tail follows tracetui runs; {names} is another agent's trace: "
-            "use `tracetui summary` or `tracetui view` on it"
-        )
     out = _Printer(args.json, several=len(runs) > 1)
     new_runs: list[str] = []
     dirs = [p for p in args.paths if os.path.isdir(p)]
@@ -118,7 +111,9 @@ def _tail(args: argparse.Namespace) -> int:
                 followers.append(_Source(run, out))  # a new run: printed from its start
                 busy = True
             out.flush()
-            if not busy:
+            if any(s.settling for s in followers):
+                time.sleep(POLL_MIN)  # a foreign document changed: read it once it settles
+            elif not busy:
                 waiter.wait(busy=False)
     finally:
         waiter.close()
@@ -137,17 +132,35 @@ class _Source:
 
     def __init__(self, run: Any, out: _Printer) -> None:
         from tracetui.live.follow import Follower
+        from tracetui.live.foreign import ForeignFollower
 
         self.out = out
         self.pending: deque[tuple[int, Any]] = deque()
-        self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
+        self.follower: Follower | ForeignFollower
+        if run.source_format is None:
+            self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
+        else:
+            # Another agent's session: each call is a row once its result is in (running calls
+            # are not printed). A trace converted again from its start prints only new calls.
+            self.follower = ForeignFollower(run, on_rows=self._collect, on_note=out.note)
+
+    @property
+    def settling(self) -> bool:
+        return getattr(self.follower, "unsettled", False) is True
 
     def _collect(self, first: int, items: Sequence[Any]) -> None:
+        from tracetui.live.foreign import ForeignFollower
         from tracetui.model.flags import SIDECAR
 
-        flags = self.follower.index.flags
-        # Re-runs from the sidecar are rows of the index but not spans of the trace.
-        self.pending.extend((r, it) for r, it in enumerate(items, first) if not flags[r] & SIDECAR)
+        f = self.follower
+        flags = f.index.flags
+        foreign = f if isinstance(f, ForeignFollower) else None
+        for r, it in enumerate(items, first):
+            if flags[r] & SIDECAR:
+                continue  # a re-run from the sidecar is a row of the index, not a span of the trace
+            if foreign is not None and foreign.seen_before(r):
+                continue  # the trace was converted again from its start: printed already
+            self.pending.append((r, it))
 
     def catch_up(self, keep: int | None) -> None:
         f = self.follower
@@ -214,6 +227,7 @@ def span_object(span: Any, path: str, line: int) -> dict[str, Any]:
         "started_at": span.started_at,
         "duration_ms": span.duration_ms,
         "exit_code": span.exit_code,
+        "exit_unknown": span.exit_unknown,
         "error": span.error,
         "agent_note": span.agent_note,
         "truncated": span.truncated,
@@ -250,6 +264,8 @@ def _text_line(item: Any, path: str, line: int, sid: str) -> str:
         return neutralize_line(f"!! {path}:{line}: {item.reason}")
     when = _short_time(item.started_at)
     exit_ = "exit —" if item.exit_code is None else f"exit {item.exit_code}"
+    if item.exit_unknown:  # no exit and no error: not a failure
+        exit_ = "exit sub" if item.is_submission else "exit ?"
     sizes = [s.bytes for s in item.streams]
     total = "?" if all(b is None for b in sizes) else _human(sum(b or 0 for b in sizes))
     cut = "✂" if item.truncated else ("?" if item.truncated is None else " ")

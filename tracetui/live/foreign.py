@@ -97,6 +97,8 @@ class ForeignFollower:
         """How many times the trace was converted again from its start."""
         self.by_line = _reads_by_line(run)
         self._retired: list[ImportSink] = []
+        self._before: dict[bytes, int] = {}
+        """Digests of the rows of conversions before a restart, with how many of each."""
         self._sink = ImportSink(run)
         self._lines: LineImport | None = None
         self._doc = DocumentImport(self.fmt)
@@ -132,6 +134,17 @@ class ForeignFollower:
         """The calls to show after the first ``rows`` rows (default: every committed row)."""
         return self.pending.after(len(self.index) if rows is None else rows)
 
+    def seen_before(self, row: int) -> bool:
+        """Whether row ``row`` repeats a row of a conversion before a restart (each old row
+        matches once): ``tail`` prints a call once even when the trace is converted again."""
+        digests = self._sink.digests
+        if not self._before or not 0 <= row < len(digests):
+            return False
+        left = self._before.get(digests[row], 0)
+        if left:
+            self._before[digests[row]] = left - 1
+        return left > 0
+
     # ------------------------------------------------------------------ polling
     def poll_once(self) -> int:
         """Read what is new; returns the number of rows added to the index."""
@@ -162,6 +175,8 @@ class ForeignFollower:
     def _restart(self, why: str) -> None:
         """Convert the trace again from its start, into a new index (the old one is retired)."""
         self.restarts += 1
+        for d in self._sink.digests:
+            self._before[d] = self._before.get(d, 0) + 1
         self._note(f"{os.path.basename(self.path)} {why}: converting it again from its start")
         self._sink.close()
         self._retired.append(self._sink)
