@@ -7,9 +7,16 @@ failure); the ``submit`` step is ``kind: submission``; any other step is exit un
 and no error, not a failure (docs/importers.md, "Exit rules").
 
 The stored observation is usually whole; a cut shows in what was sent to the model. Each step is
-paired with the observation message of ``history[]`` that followed its action (in order); when
-that message carries a truncation marker the step's own observation does not, the message is
-the preview and the stored observation the full output.
+paired with the observation message of ``history[]`` that followed the same action; when that
+message carries a truncation marker the step's own observation does not, the message is the
+preview and the stored observation the full output.
+
+SWE-agent 1.x (``replay_config``, ``info.exit_status``) also keeps in ``trajectory[]`` the steps
+it refused to run (a format error, a blocked command, a shell syntax error: it asked the model
+again, and kept neither in ``history[]``): a step whose action is missing from the history and
+which has no observation was never run (``not_executed``). A command SWE-agent cancelled for
+taking too long is a failure (a timeout kill). ``info.exit_status`` (how the run ended:
+``submitted``, ``exit_cost``…) is kept on the last span as ``run_exit_status``.
 
 Commands ran in a persistent shell session; they become ``["bash", "-lc", action]``.
 """
@@ -23,6 +30,7 @@ from typing import Any
 
 from tracetui.importers._common import (
     Problems,
+    as_dict,
     base_record,
     guarded,
     load_json,
@@ -47,14 +55,23 @@ _FAILURE_SIGNS = re.compile(
     r"|^=+ .*\b\d+ failed\b",
     re.MULTILINE,
 )
+_CANCELLED = re.compile(r"was cancelled because it took more than (\d+(?:\.\d+)?) seconds")
+_NOT_IN_HISTORY = "\0not in history"
+"""Pairing verdict for a step whose action the history never shows (SWE-agent did not run it)."""
 
 
 def sniff(head: Head) -> int:
-    """One JSON object with a ``trajectory`` of ``action``/``observation`` steps."""
+    """One JSON object with a ``trajectory`` of ``action``/``observation`` steps (or, for 1.x,
+    whose head shows its ``replay_config`` or ``info.exit_status`` beside the trajectory)."""
     if (
         head.text.startswith("{")
         and head.has("trajectory")
-        and (head.has("action") or head.has("observation"))
+        and (
+            head.has("action")
+            or head.has("observation")
+            or head.has("replay_config")
+            or head.has("exit_status")
+        )
     ):
         return 50
     return NO
@@ -65,33 +82,67 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     if not isinstance(data, dict) or not isinstance(data.get("trajectory"), list):
         problems.add("no trajectory[] list at the top level")
         return
-    seen = _observations_sent(data.get("history"))
-    for i, step in enumerate(data["trajectory"]):
+    steps = data["trajectory"]
+    seen = _pair(steps, _observations_sent(data.get("history")))
+    last: dict[str, Any] | None = None
+    for i, step in enumerate(steps):
         if not isinstance(step, dict):
             problems.add(f"trajectory[{i}]: not an object, skipped")
             continue
-        rec = guarded(
-            problems, f"trajectory[{i}]", _step, path, i, step, seen[i] if i < len(seen) else None
-        )
+        rec = guarded(problems, f"trajectory[{i}]", _step, path, i, step, seen[i])
         if rec is not None:
-            yield rec
+            if last is not None:
+                yield last
+            last = rec
+    if last is not None:
+        status = as_dict(data.get("info")).get("exit_status")
+        if isinstance(status, str) and status:
+            last["run_exit_status"] = status[:200]
+        yield last
 
 
-def _observations_sent(history: Any) -> list[str]:
-    """The observation messages the model read, in order: the message after each action."""
-    out: list[str] = []
+def _pair(steps: list[Any], sent: list[tuple[str | None, str]]) -> list[str | None]:
+    """For each step, the observation message the model read after it (None: not known).
+
+    A history message names its action: a step is paired with the next message of the same
+    action. A step the history skips (1.x keeps refused steps in the trajectory only) gets
+    :data:`_NOT_IN_HISTORY`. Messages that name no action are paired in order.
+    """
+    out: list[str | None] = []
+    j = 0
+    for step in steps:
+        action = step.get("action") if isinstance(step, dict) else None
+        if not isinstance(action, str) or not action.strip():
+            out.append(None)
+            continue
+        named = sent[j][0] if j < len(sent) else None
+        if j < len(sent) and (named is None or named.strip() == action.strip()):
+            out.append(sent[j][1])
+            j += 1
+        elif sent and sent[0][0] is not None:
+            out.append(_NOT_IN_HISTORY)
+        else:
+            out.append(None)
+    return out
+
+
+def _observations_sent(history: Any) -> list[tuple[str | None, str]]:
+    """The observation messages the model read, in order: the message after each action, with
+    that action as the history wrote it (None when the message names none)."""
+    out: list[tuple[str | None, str]] = []
     if not isinstance(history, list):
         return out
-    waiting = False
+    waiting: str | bool | None = False
     for msg in history:
         if not isinstance(msg, dict) or msg.get("agent", "main") not in ("main", "primary"):
             continue
         if msg.get("role") == "assistant" and (
             "action" in msg or msg.get("message_type") == "action"
         ):
-            waiting = True
-        elif waiting and msg.get("role") in ("user", "tool"):
-            out.append(text_of(msg.get("content")))
+            action = msg.get("action")
+            waiting = action if isinstance(action, str) else None
+        elif waiting is not False and msg.get("role") in ("user", "tool"):
+            out.append((waiting if isinstance(waiting, str) else None, text_of(msg.get("content"))))
             waiting = False
     return out
 
@@ -122,15 +173,34 @@ def _step(path: str, i: int, step: dict[str, Any], sent: str | None) -> dict[str
     if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
         rec["duration_ms"] = round(float(seconds) * 1000.0, 3)
     observation = text_of(step.get("observation"))
+    if sent == _NOT_IN_HISTORY and not observation.strip():
+        rec["duration_ms"] = None
+        rec["not_executed"] = True
+        set_output(rec, "", complete=True)
+        set_exit(
+            rec,
+            None,
+            "not run: SWE-agent refused the command (a format error, a blocked command or a "
+            "shell syntax error) and asked the model again",
+        )
+        return rec
+    if sent == _NOT_IN_HISTORY:
+        sent = None
     if sent is not None and find_marker(sent) is not None and find_marker(observation) is None:
         clip = sent.find("<response clipped>")
-        # What precedes the clip notice is the kept head; the notice itself is not output.
-        set_output(rec, sent, full=observation, windows=(sent[:clip], "") if clip >= 0 else None)
+        # What precedes the clip notice is the kept head; the notice itself is not output, nor
+        # is the template's lead-in before the output (1.x: "OBSERVATION:\n").
+        start = max(0, sent.find(observation[:80])) if observation else 0
+        windows = (sent[start:clip], "") if clip >= start else None
+        set_output(rec, sent, full=observation, windows=windows)
     else:
         # SWE-agent marks its cuts, so an unmarked observation is what the model read whole.
         set_output(rec, observation, complete=True)
     m = _FAILURE_SIGNS.search(observation)
-    if action.split()[0] == "submit":
+    cancelled = _CANCELLED.search(observation)
+    if cancelled:
+        set_exit(rec, None, f"timed out: SWE-agent cancelled the command after {cancelled[1]} s")
+    elif action.split()[0] == "submit":
         set_submission(rec, "the submission step: its output is the submitted patch")
     elif m:
         line = observation[m.start() :].split("\n", 1)[0].strip()

@@ -314,6 +314,10 @@ def swe_agent_v1() -> dict[str, Any]:
         "<response clipped><NOTE>Observations should not exceeded 500 characters. "
         f"{len(big) - 500} characters were elided. Please try a different command.</NOTE>"
     )
+    cancelled = (
+        "The command 'sleep 999' was cancelled because it took more than 30 seconds. "
+        "Please try a different command that completes more quickly."
+    )
 
     def step(act: str, obs: str, secs: float, thought: str) -> dict[str, Any]:
         return {
@@ -335,7 +339,10 @@ def swe_agent_v1() -> dict[str, Any]:
             1.5,
             "Reproduce the bug.",
         ),
-        step("cat rows.txt", big, 0.2, "Read the data."),
+        # Refused before it ran (a shell syntax error): kept in the trajectory only.
+        step("cat <<EOF rows.txt", "", 0.0, "Read the data."),
+        step("cat rows.txt", big, 0.2, "Read the data, again."),
+        step("sleep 999", cancelled, 30.0, "Wait for the server."),
         step("submit", "diff --git a/src/x.py b/src/x.py", 0.4, "Submit the fix."),
     ]
     history: list[dict[str, Any]] = [
@@ -348,6 +355,8 @@ def swe_agent_v1() -> dict[str, Any]:
         {"role": "user", "content": "Fix the bug.", "agent": "main", "message_type": "observation"},
     ]
     for i, s in enumerate(traj):
+        if i == 2:
+            continue  # the refused step never reached the history
         history.append(
             {
                 "role": "assistant",
@@ -377,7 +386,7 @@ def swe_agent_v1() -> dict[str, Any]:
             "swe_rex_version": "1.2.0",
             "exit_status": "submitted",
             "submission": "diff --git a/src/x.py b/src/x.py",
-            "model_stats": {"instance_cost": 0.12, "api_calls": 4},
+            "model_stats": {"instance_cost": 0.12, "api_calls": 6},
         },
         "replay_config": json.dumps({"env": {"repo": {"path": "/testbed"}}, "agent": {}}),
         "environment": "main",
@@ -385,13 +394,24 @@ def swe_agent_v1() -> dict[str, Any]:
 
 
 def swe_agent_v1_limit() -> dict[str, Any]:
-    """A run SWE-agent stopped itself (cost limit): its last step never got an observation."""
+    """A run SWE-agent stopped itself at its cost limit: its last step is the autosubmission,
+    which has no action (nothing the model asked to run)."""
     doc = swe_agent_v1()
-    doc["trajectory"] = doc["trajectory"][:2]
-    doc["trajectory"][-1]["observation"] = ""
-    doc["trajectory"][-1]["execution_time"] = 0.0
-    doc["history"] = doc["history"][:5]
-    doc["info"]["exit_status"] = "exit_cost"
+    doc["trajectory"] = [
+        *doc["trajectory"][:2],
+        {
+            "action": "",
+            "observation": "Exited (autosubmitted)",
+            "response": "",
+            "thought": "Exit due to cost limit",
+            "execution_time": 0.0,
+            "state": {},
+            "query": [],
+            "extra_info": {},
+        },
+    ]
+    doc["history"] = doc["history"][:6]
+    doc["info"]["exit_status"] = "submitted (exit_cost)"
     return doc
 
 
