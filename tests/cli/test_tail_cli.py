@@ -87,6 +87,7 @@ def test_json_lines(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "started_at": "2026-11-02T09:00:03Z",
         "duration_ms": None,
         "exit_code": 1,
+        "exit_unknown": False,
         "error": None,
         "agent_note": None,
         "truncated": True,

@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 from records import tool
 
+from tracetui.analysis.rows import row_cells
+from tracetui.export import otlp
+from tracetui.export.report import render_report
 from tracetui.model import flags
 from tracetui.store import fastindex
 from tracetui.store.build import build_index
@@ -285,9 +288,9 @@ FORMAT_CASES: list[tuple[str, str, str, tuple[int | None, bool, bool, bool]]] = 
     ("claude-exit-code", "s.jsonl", _claude({"content": "Exit code 2\nboom", **ERR}), (2, True, False, False)),
     ("claude-is-error", "s.jsonl", _claude({"content": "sh: tsc: not found", **ERR}), (None, True, False, False)),
     ("claude-ok", "s.jsonl", _claude({"content": "done", "is_error": False}), (0, False, False, False)),
-    ("claude-interrupted", "s.jsonl", _claude({"content": "[Request interrupted by user for tool use]", **ERR}), (None, False, True, False)),
-    ("claude-interrupted-flag", "s.jsonl", _claude({"content": "partial"}, {"stdout": "partial", "stderr": "", "interrupted": True}), (None, False, True, False)),
-    ("claude-refused", "s.jsonl", _claude({"content": "The user doesn't want to proceed with this tool use. The tool use was rejected.", **ERR}), (None, False, True, False)),
+    ("claude-interrupted", "s.jsonl", _claude({"content": "[Request interrupted by user for tool use]", **ERR}), (None, True, False, False)),
+    ("claude-interrupted-flag", "s.jsonl", _claude({"content": "partial"}, {"stdout": "partial", "stderr": "", "interrupted": True}), (None, True, False, False)),
+    ("claude-refused", "s.jsonl", _claude({"content": "The user doesn't want to proceed with this tool use. The tool use was rejected.", **ERR}), (None, True, False, False)),
     ("claude-no-result", "s.jsonl", _claude(None), (None, False, True, False)),
     ("codex-exit", "c.jsonl", _codex({"exit_code": 3, "status": "failed"}), (3, True, False, False)),
     ("codex-failed-no-code", "c.jsonl", _codex({"status": "failed"}), (None, True, False, False)),
@@ -311,7 +314,7 @@ FORMAT_CASES: list[tuple[str, str, str, tuple[int | None, bool, bool, bool]]] = 
     ("inspect-sandbox-exit", "i.json", _inspect({"events": [{"event": "sandbox", "action": "exec", "result": 2}]}), (2, True, False, False)),
     ("inspect-error", "i.json", _inspect({"error": {"type": "timeout", "message": "timed out"}}), (None, True, False, False)),
     ("inspect-ok", "i.json", _inspect({}), (0, False, False, False)),
-    ("inspect-approval", "i.json", _inspect({"error": {"type": "approval", "message": "no"}}), (None, False, True, False)),
+    ("inspect-approval", "i.json", _inspect({"error": {"type": "approval", "message": "no"}}), (None, True, False, False)),
     ("inspect-pending", "i.json", _inspect({"pending": True, "result": "", "completed": None}), (None, False, True, False)),
 ]  # fmt: skip
 
@@ -351,7 +354,7 @@ def _summary(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 def test_summary_counts_unknown_exits_apart(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text(_claude({"content": "[Request interrupted by user for tool use]", **ERR}))
+    path.write_text(_claude(None))  # the session ended before the result: exit unknown
     got = _summary(path, "--json")
     assert got.returncode == 0, got.stderr
     doc = json.loads(got.stdout)
@@ -364,3 +367,65 @@ def test_summary_counts_unknown_exits_apart(tmp_path: Path) -> None:
     text = _summary(path)
     assert "exit ?      1 with no exit recorded (not counted as failed)" in text.stdout.splitlines()
     assert "latest failure" not in text.stdout
+
+
+# (id, trace file name, text, what the list's EXIT cell shows and its style, OTLP status code)
+SHOWN: list[tuple[str, str, str, tuple[str, str], int | None]] = [
+    ("unknown", "s.jsonl", _claude(None), ("?", "dim"), None),
+    ("failed-no-code", "s.jsonl", _claude({"content": "no such file", **ERR}), ("ERR", "null"), 2),
+    ("failed-code", "s.jsonl", _claude({"content": "Exit code 2\nx", **ERR}), ("2", "failed"), 2),
+    ("ok", "s.jsonl", _claude({"content": "ok", "is_error": False}), ("0", "ok"), None),
+    ("submission", "m.traj.json", _mini1("echo MINI_SWE_AGENT_FINAL_OUTPUT", DIFF), ("sub", "dim"), None),
+]  # fmt: skip
+
+
+def _one_row(tmp_path: Path, name: str, text: str) -> Any:
+    path = tmp_path / name
+    path.write_text(text)
+    return build_index(open_path(str(path))[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "cell", "status"), [c[1:] for c in SHOWN], ids=[c[0] for c in SHOWN]
+)
+def test_list_cell_and_otlp_status(
+    tmp_path: Path, name: str, text: str, cell: tuple[str, str], status: int | None
+) -> None:
+    ix = _one_row(tmp_path, name, text)
+    exit_cell = row_cells(ix, 0, ix.get(0))[2]
+    assert (exit_cell.text, exit_cell.style) == cell
+    (span,) = otlp.iter_spans(ix)
+    assert span.get("status", {}).get("code") == status  # unset for an unknown exit, 2 = ERROR
+    attrs = {a["key"] for a in span["attributes"]}
+    assert ("tracetui.exit_unknown" in attrs) == (cell[1] == "dim")
+
+
+@pytest.mark.parametrize(
+    ("case", "words"),
+    [("unknown", "unknown (not recorded)"), ("submission", "unknown (the submission step)")],
+)
+def test_report_names_an_unknown_exit(tmp_path: Path, case: str, words: str) -> None:
+    _id, name, text, _cell, _status = next(c for c in SHOWN if c[0] == case)
+    ix = _one_row(tmp_path, name, text)
+    report = render_report(ix, 0)
+    assert f"exit {words}" in report
+    assert "runner error" not in report
+
+
+@pytest.mark.parametrize(
+    ("case", "shown"),
+    [("swe-plain", "exit ?"), ("swe-submit", "exit sub"), ("swe-traceback", "exit —")],
+)
+def test_tail_line_names_the_exit(tmp_path: Path, case: str, shown: str) -> None:
+    _id, name, text, _want = next(c for c in FORMAT_CASES if c[0] == case)
+    path = tmp_path / name
+    path.write_text(text)
+    got = subprocess.run(
+        [sys.executable, "-m", "tracetui", "tail", str(path), "--once"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert got.returncode == 0, got.stderr
+    (line,) = got.stdout.splitlines()
+    assert f"  {shown} " in line

@@ -15,7 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tracetui.analysis.suspicions import may_be_suspicious, suspicions_at
-from tracetui.model.flags import BAD, FAILED, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
+from tracetui.model.flags import (
+    BAD,
+    EXIT_UNKNOWN,
+    FAILED,
+    NULL_EXIT,
+    SIDECAR,
+    TRUNC_UNKNOWN,
+    TRUNCATED,
+)
 from tracetui.model.spans import Span, StreamFacts
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import cell_id
@@ -162,8 +170,12 @@ def _stream_cell(s: StreamFacts, *, rerun: bool) -> Cell:
     return Cell(fmt_stream(s), "trunc" if s.truncated else "")
 
 
-def fmt_exit(code: int | None) -> str:
-    return "ERR" if code is None else str(code)
+def fmt_exit(code: int | None, flags: int = 0) -> str:
+    """The exit as shown: the code; ``?`` when unknown (no exit and no error: not a failure);
+    ``ERR`` when the call failed without one (an error says why)."""
+    if code is not None:
+        return str(code)
+    return "?" if flags & EXIT_UNKNOWN else "ERR"
 
 
 def share(part: int, whole: int | None) -> str:
@@ -246,7 +258,12 @@ def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
             Cell(neutralize_line(f"{where}  {reason}"), "bad"),
         ]
     span = item
-    if flags & NULL_EXIT:
+    exit_text = fmt_exit(span.exit_code, flags)
+    if flags & EXIT_UNKNOWN:  # never the error colour: the format recorded no exit
+        exit_style = "dim"
+        if span.is_submission:
+            exit_text = "sub"  # the agent's submission step (docs/importers.md)
+    elif flags & NULL_EXIT:
         exit_style = "null"
     elif flags & FAILED:
         exit_style = "failed"
@@ -265,7 +282,7 @@ def row_cells(index: RunIndex, row: int, item: Span | BadLine) -> list[Cell]:
     return [
         Cell(fmt_time(span.started_at), "dim"),
         Cell(cell_id(index, span.command_id), "dim"),  # the run's one id rule (store/ids.py)
-        Cell(fmt_exit(span.exit_code), exit_style),
+        Cell(exit_text, exit_style),
         Cell(fmt_duration(span.duration_ms), "dim"),
         *(_stream_cell(s, rerun=bool(flags & SIDECAR)) for s in (span.stdout, span.stderr)),
         Cell(mark, mark_style),

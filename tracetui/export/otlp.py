@@ -131,6 +131,9 @@ def _attributes(span: Span, path: str, line: int) -> list[dict[str, Any]]:
         ("tracetui.cwd", span.cwd),
         ("tracetui.agent_note", span.agent_note),
         ("tracetui.runner_error", span.error),
+        # No exit and no error (the agent's format records none): the status stays unset.
+        ("tracetui.exit_unknown", True if span.exit_unknown else None),
+        ("tracetui.kind", "submission" if span.is_submission else None),
         ("tracetui.parent_command_id", span.parent_command_id),
         ("tracetui.dialect", span.dialect),
         ("tracetui.encoding", span.encoding),

@@ -21,7 +21,7 @@ from tracetui.analysis.chains import PARENT_MISSING, ChainIndex
 from tracetui.export.markdown import bounded_lines, code_span, duration, fence, num, share
 from tracetui.model.flags import SIDECAR
 from tracetui.model.markers import split_preview
-from tracetui.model.spans import STREAMS, Span, StreamFacts
+from tracetui.model.spans import FEEDBACK, STREAMS, TRACETUI, TRUNCATION_SPAN, Span, StreamFacts
 from tracetui.model.text import neutralize_line, quote_argv
 from tracetui.rerun import diff
 from tracetui.store import ids
@@ -184,8 +184,13 @@ def _produced(span: Span) -> int | None:
 
 
 def _exit_text(span: Span) -> str:
+    if span.is_submission:
+        return "unknown (the submission step)"
+    if span.exit_unknown:
+        return "unknown (not recorded)"
     if span.exit_code is None:
-        return "none (runner error)"
+        own = span.dialect in (TRACETUI, TRUNCATION_SPAN, FEEDBACK)
+        return "none (runner error)" if own else "none (the agent's format flagged an error)"
     if span.exit_code < 0:
         return f"{span.exit_code} (killed by signal {-span.exit_code})"
     return str(span.exit_code)

@@ -7,10 +7,11 @@ tool's own view of it in that line's top-level ``toolUseResult``.
 Choices (see docs/importers.md):
 - ``parentUuid`` links messages, not retries, so no span gets a parent.
 - Bash calls become ``["bash", "-lc", command]``; other tools ``[name, JSON input]``.
-- Exit: ``Exit code N`` at the start of the result text; else a call the user interrupted or
-  refused (``[Request interrupted by user``, ``The user doesn't want to …``, ``interrupted``) is
-  exit unknown, not a failure (it did not end on its own); else ``is_error`` alone is a failure
-  with no code; else 0 (the tool reported success). A call with no result is exit unknown.
+- Exit: ``Exit code N`` at the start of the result text; else a call the user interrupted
+  (``[Request interrupted by user``, ``toolUseResult.interrupted``) is a failure with no code,
+  and one the user refused (``The user doesn't want to …``) a failure that never ran
+  (``not_executed``), as OpenHands V1's rejections; else ``is_error`` alone is a failure with no
+  code; else 0 (the tool reported success). A call with no result is exit unknown.
 - The result text is what the model saw. For Bash, ``toolUseResult.stdout``/``stderr`` is the
   tool's own copy: when it is longer and carries no marker it is the full output.
 - Timing: the call line's timestamp, and the time until the result line (approximate).
@@ -206,9 +207,10 @@ def _result(
     if m:
         set_exit(rec, int(m.group(1)))
     elif rec.get("interrupted") or text.startswith(_INTERRUPTED):
-        set_exit(rec, None, note="interrupted by the user before it finished")
+        set_exit(rec, None, "interrupted by the user before it finished")
     elif text.startswith(_REFUSED):
-        set_exit(rec, None, note="stopped by the user (refused, or interrupted before it ran)")
+        set_exit(rec, None, "not run: the user refused it (or stopped it before it ran)")
+        rec["not_executed"] = True
     elif item.get("is_error") is True:
         set_exit(rec, None, NO_CODE + (f": {one_line(text)}" if one_line(text) else ""))
     else:

@@ -10,9 +10,10 @@ with no marker at the cut (the message's header ``The output of your call to …
 is recognised as a marker), so the span gets ``stdout_bytes``/``stdout_cap`` from the pair.
 
 Exit: a ``sandbox`` exec event nested in the tool event gives the code; otherwise an ``error``
-is a failure with no code and no error is 0 (Inspect's tools raise on a nonzero exit). Two
-exceptions, both exit unknown (not failures): an ``approval`` error (the approver refused the
-call: it never ran) and a tool event still ``pending`` (the log was written while it ran).
+is a failure with no code and no error is 0 (Inspect's tools raise on a nonzero exit); an
+``approval`` error (the approver refused the call) is a failure that never ran
+(``not_executed``). A tool event still ``pending`` (the log was written while it ran) is exit
+unknown, with ``result_missing``.
 ``bash`` calls become ``["bash", "--login", "-c", cmd]`` (how Inspect's bash tool runs them);
 other tools ``[function, JSON arguments]``. No parent links: Inspect does not retry a call.
 """
@@ -246,8 +247,9 @@ def _span(
     elif error is not None and error.get("type") == "approval":
         message = one_line(error.get("message"))
         set_exit(
-            rec, None, note="not run: the approver refused it" + (f": {message}" if message else "")
+            rec, None, "not run: the approver refused it" + (f": {message}" if message else "")
         )
+        rec["not_executed"] = True
     elif error is not None:
         kind, message = error.get("type"), one_line(error.get("message"))
         set_exit(rec, None, f"{NO_CODE}: {kind}" + (f": {message}" if message else ""))

@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from tracetui.analysis.chains import Chain, ChainIndex, ChainNode
 from tracetui.analysis.rows import fmt_exit
-from tracetui.model.flags import BAD, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
+from tracetui.model.flags import BAD, EXIT_UNKNOWN, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import shown_id
 from tracetui.store.index import RunIndex
@@ -174,8 +174,10 @@ class ChainPane(VerticalScroll):
         start = len(t)
         code = index.exit_code(row)
         t.append(f"#{node.attempt} ")
-        exit_style = st("null") if flags & NULL_EXIT else st("failed") if code else Style()
-        t.append(f"exit {fmt_exit(code):<4}", exit_style)
+        exit_style = st("failed") if code else Style()
+        if flags & NULL_EXIT:  # no exit: "?" (unknown, never the error colour) or ERR (failed)
+            exit_style = st("dim") if flags & EXIT_UNKNOWN else st("null")
+        t.append(f"exit {fmt_exit(code, flags):<4}", exit_style)
         if flags & TRUNCATED:
             hidden = index.hidden_bytes(row)
             t.append(" ✂ " + (f"{hidden:,} B hidden" if hidden else "cut"), st("trunc"))

@@ -152,7 +152,11 @@ class DetailPane(VerticalScroll):
             dur = f"{fmt_duration(span.duration_ms)} ({dur})"
         self._field(t, "started", when)
         self._field(t, "duration", dur)
-        if span.exit_code is None:
+        if span.exit_unknown:  # no exit and no error: not a failure (docs/importers.md)
+            what = "submission, exit unknown" if span.is_submission else "unknown"
+            why = neutralize_line(span.exit_note or "no exit and no error recorded")
+            self._field(t, "exit", f"{what}: {why}", st("dim"))
+        elif span.exit_code is None:
             self._field(
                 t, "exit", "none: " + neutralize_line(span.error or "no exit recorded"), st("null")
             )
@@ -204,9 +208,6 @@ class DetailPane(VerticalScroll):
                 f"the agent kept the whole output ({len(full.encode()):,} bytes here): R shows it"
             )
             self._field(t, "full", note, st("warn"))
-        if raw.get("exit_code_inferred") is True:
-            note = "inferred from the output text: this agent records no exit codes"
-            self._field(t, "exit?", note, st("warn"))
         if raw.get("model_view_recorded") is False:
             note = "this agent did not record what the model saw: truncation unknown"
             self._field(t, "seen?", note, st("warn"))
