@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from records import tool
 
-from tracetui.analysis.rows import row_cells
+from tracetui.analysis.rows import RowView, row_cells
 from tracetui.export import otlp
 from tracetui.export.report import render_report
 from tracetui.model import flags
@@ -153,7 +153,9 @@ def test_an_unknown_exit_after_a_failure_is_not_the_latest_failure(
     ix = build_index(open_path(str(path))[0])
     snap = ix.snapshot()
     assert (snap.latest_failure, snap.stats.failed, snap.stats.exit_unknown) == (0, 1, 2)
-    assert ix.find(0, flags.FAILED, 1) is None
+    assert ix.find(0, flags.FAILED, 1) is None  # e from the failure: no next failure
+    assert ix.find(2, flags.FAILED, -1) == 0  # E from the last row: back to the failure
+    assert list(RowView(ix, flags.FAILED).rows or []) == [0]  # F: failures only
 
 
 # ------------------------------------------------------------------ the importers' exit rules

@@ -128,6 +128,8 @@ def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
         (_plural(files, "file"), ""),
         (f"{s.spans:,} spans", ""),
         (f"{s.failed:,} failed", "failed" if s.failed else "dim"),
+        # Only where some exit was not recorded (another agent's format): never the error colour.
+        *([(f"{s.exit_unknown:,} exit unknown", "dim")] if s.exit_unknown else []),
         (f"{s.truncated:,} truncated", "trunc" if s.truncated else "dim"),
         (f"{s.hidden_bytes:,} B hidden", "trunc" if s.hidden_bytes else "dim"),
         (_plural(s.bad_lines, "bad line"), "bad" if s.bad_lines else "dim"),
@@ -141,6 +143,8 @@ def _short_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
         facts.append((_plural(files, "file"), ""))
     facts.append((f"{s.spans:,} spans", ""))
     facts.append((f"{s.failed:,} failed", "failed" if s.failed else "dim"))
+    if s.exit_unknown:
+        facts.append((f"{s.exit_unknown:,} exit ?", "dim"))
     facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
     facts.append((f"{fmt_size(s.hidden_bytes)}B hidden", "trunc" if s.hidden_bytes else "dim"))
     if s.bad_lines:
