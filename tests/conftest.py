@@ -10,6 +10,15 @@ import pytest
 from records import Line, encode_line
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_index_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The persistent index (tracetui/store/cache.py) of the suite lives in a temp folder, never
+    in the user's ~/.cache; a test that studies the cache sets its own XDG_CACHE_HOME."""
+    import os
+
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
 @pytest.fixture
 def make_run(tmp_path: Path) -> Callable[..., Path]:
     """``make_run({"B": [...], "B.1": [...], "B.2.gz": [...]})`` → the folder holding them."""

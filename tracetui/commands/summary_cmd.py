@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tracetui.commands.latest import add_latest_options, session_paths
 
@@ -26,16 +26,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from tracetui.analysis.summary import merge, summarize
-    from tracetui.analysis.trends import trend_summary
-    from tracetui.commands.common import batch_mode, load_runs
     from tracetui.model.text import dump_json, neutralize_line, quote_argv
+    from tracetui.store import cache
 
     paths = session_paths(args, args.paths, "summary")
+    kept = _kept_object(paths) if args.json else None
+    if kept is not None:
+        sys.stdout.buffer.write(dump_json(kept, indent=True) + b"\n")
+        return 0
+    # Imported only now: a kept summary needs neither the index nor the analysis modules.
+    from tracetui.analysis.summary import merge, summarize
+    from tracetui.commands.common import batch_mode, load_runs
+
     batch_mode()
+    from tracetui.analysis.trends import trend_summary
+
     indexes = load_runs(paths)
-    result = merge([summarize(ix) for ix in indexes])
-    result["trend"] = trend_summary(indexes)  # one trend over all runs, after the merge
+    result = merge([_summary(ix, summarize) for ix in indexes])
+    # One trend over all runs, after the merge; a single run's is kept with its index.
+    trend = cache.recall(indexes[0], "trend") if len(indexes) == 1 else None
+    if not isinstance(trend, dict):
+        trend = trend_summary(indexes)
+        if len(indexes) == 1:
+            cache.keep(indexes[0], "trend", trend)
+    result["trend"] = trend
     if args.json:
         sys.stdout.buffer.write(dump_json(result, indent=True) + b"\n")
         return 0
@@ -66,6 +80,42 @@ def main(args: argparse.Namespace) -> int:
             f"chain {root}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}"
         )
     return 0
+
+
+def _kept_object(paths: list[str]) -> dict[str, Any] | None:
+    """``summary --json`` of one unchanged run, as kept by an earlier summary of the same files
+    (tracetui/store/cache.py): the run is not indexed at all. None when nothing is kept."""
+    from tracetui.model.text import neutralize_line
+    from tracetui.store import cache
+    from tracetui.store.runset import RunSetError, open_paths
+
+    try:
+        runs = open_paths(paths)
+    except RunSetError:
+        return None  # load_runs says why, with the exit status
+    if len(runs) != 1:
+        return None
+    run = runs[0]
+    values = cache.recall_run(run)
+    summary, trend = values.get("summary"), values.get("trend")
+    if not isinstance(summary, dict) or not isinstance(trend, dict):
+        return None
+    for note in run.notes:  # as load_runs reports them
+        print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
+    return {**summary, "trend": trend}
+
+
+def _summary(ix: RunIndex, summarize: Callable[[RunIndex], dict[str, Any]]) -> dict[str, Any]:
+    """The run's summary object: kept in the index cache for the exact files it was built
+    from (tracetui/store/cache.py), so a warm summary reads no line again."""
+    from tracetui.store import cache
+
+    kept = cache.recall(ix, "summary")
+    if isinstance(kept, dict):
+        return kept
+    made = summarize(ix)
+    cache.keep(ix, "summary", made)
+    return made
 
 
 def _shown(indexes: Sequence[RunIndex], cid: str, *, whole: bool = True) -> str:

@@ -11,8 +11,9 @@ import os
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
-from tracetui.store import fastindex, gz
+from tracetui.store import cache, fastindex, gz
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import open_regular
 from tracetui.store.runset import Member, Run
@@ -69,34 +70,63 @@ def _build(
     if run.source_format is not None:
         _index_imported(index, run, cancelled)
         return index
-    fresh: list[int] = []
-    for member in run.members:
+    plan = cache.plan_for(run)
+    jobs: list[_Job] = []
+    for pos, member in enumerate(run.members):
         try:
-            fresh.append(_add(index, member, cancelled))
+            mno = _add(index, member, cancelled)
         except OSError as exc:
             run.notes.append(f"{member.name}: cannot read: {_why(exc)}")
+            continue
+        jobs.append(_Job(mno, *(plan.offer(pos, mno) if plan else ([], (0, 0)))))
     try:
-        done = _index_parallel(index, fresh, progress)
+        done = _index_parallel(index, jobs, progress)
     except OSError as exc:  # a member vanished mid-scan: start over member by member
         run.notes.append(f"parallel scan stopped ({_why(exc)}); reading members one by one")
         index.close()
         index = RunIndex(run)
         made.append(index)
-        fresh = [_add(index, m, cancelled) for m in run.members if os.path.exists(m.path)]
+        plan = None
+        jobs = [_Job(_add(index, m, cancelled)) for m in run.members if os.path.exists(m.path)]
         done = False
     if not done:
-        for mno in fresh:
+        # Cached rows are registered together (one dict built at once), before a member is read.
+        pending = len(index)
+        for job in jobs:
             try:
-                index.index_member(mno, progress)
+                index.append(job.mno, job.cached, register=False)
+                if job.scan_from is not None:
+                    index.register_all(pending)
+                    index.index_member(job.mno, progress)
+                    pending = len(index)
             except OSError as exc:
-                run.notes.append(f"{index.members[mno].member.name}: stopped reading: {_why(exc)}")
+                name = index.members[job.mno].member.name
+                run.notes.append(f"{name}: stopped reading: {_why(exc)}")
+                plan = None  # rows missing: nothing of this build is kept
+                pending = len(index)
+        index.register_all(pending)
     if run.sidecar:
         side = Member(run.sidecar, -1, False)
         try:
             index.index_member(index.add_member(side), progress)
         except OSError as exc:
             run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {_why(exc)}")
+    if plan is not None:
+        try:
+            plan.save(index)
+        except (OSError, ValueError, TypeError) as exc:  # the cache is a courtesy
+            cache.log.debug("index of %s not cached: %s", run.base, exc)
     return index
+
+
+@dataclass(slots=True)
+class _Job:
+    """One member to index: rows restored from the cache, then where to read on from."""
+
+    mno: int
+    cached: list[fastindex.Item] = field(default_factory=list)
+    scan_from: tuple[int, int] | None = (0, 0)
+    """``(offset, line)`` to scan from; None when the cached rows are the whole member."""
 
 
 def _add(index: RunIndex, member: Member, cancelled: Callable[[], bool] | None) -> int:
@@ -114,10 +144,12 @@ def _why(exc: OSError) -> str:
 
 
 def _index_parallel(
-    index: RunIndex, mnos: list[int], progress: Callable[[int], None] | None = None
+    index: RunIndex, jobs: list[_Job], progress: Callable[[int], None] | None = None
 ) -> bool:
-    """Scan several fresh members on worker threads, then apply them in set order."""
-    if not fastindex.available() or len(mnos) < 2:
+    """Scan the members left to read on worker threads, then apply every member in set order
+    (its cached rows first)."""
+    scans = [job for job in jobs if job.scan_from is not None]
+    if not fastindex.available() or len(scans) < 2:
         return False
     done: dict[int, int] = {}
 
@@ -131,15 +163,19 @@ def _index_parallel(
 
         return report
 
-    def scan(m: int) -> list[fastindex.Item]:
-        path = index.members[m].readable
-        return list(fastindex.scan_member(path, 0, 0, member_progress(m)))
+    def scan(job: _Job) -> list[fastindex.Item]:
+        path = index.members[job.mno].readable
+        offset, line = job.scan_from or (0, 0)
+        return list(fastindex.scan_member(path, offset, line, member_progress(job.mno)))
 
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
-        futures = [pool.submit(scan, m) for m in mnos]
+        futures = {job.mno: pool.submit(scan, job) for job in scans}
         first = len(index)
-        for mno, fut in zip(mnos, futures, strict=True):
-            index.append(mno, fut.result(), register=False)
+        for job in jobs:
+            index.append(job.mno, job.cached, register=False)
+            fut = futures.get(job.mno)
+            if fut is not None:
+                index.append(job.mno, fut.result(), register=False)
         index.register_all(first)
     return True
 

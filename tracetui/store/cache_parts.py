@@ -1,0 +1,247 @@
+"""One member's rows as the persistent index keeps them (:mod:`tracetui.store.cache`).
+
+A *part* is the rows of one plain member, cut out of a built :class:`RunIndex`: its six numeric
+columns as the raw bytes of their ``array`` (no per-row encoding), its command ids and parent
+links as two small JSON arrays, the rows that were bad lines, and the totals the index adds up
+for them. Restoring a part turns it back into the items the scanner yields (``Batch`` objects,
+plus a ``RawLine`` for each bad line, re-read from the file so its reason is the one a cold
+build gives), which the index applies through its own :meth:`RunIndex.append`.
+
+A part read back from disk is hostile input like any file: :func:`check_part` validates every
+length and type before anything is restored, and the offsets and lengths against the member's
+size, so a restored row never asks for bytes outside its file.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from tracetui.model.flags import BAD, EXIT_UNKNOWN, FAILED, NO_VALUE, TRUNCATED
+from tracetui.store.fastindex import Batch, Item
+from tracetui.store.reader import MAX_LINE, RawLine
+
+if TYPE_CHECKING:
+    from tracetui.store.index import RunIndex
+
+COLUMNS = (
+    ("offset", "q"),
+    ("length", "q"),
+    ("line_no", "i"),
+    ("flags", "B"),
+    ("exit", "i"),
+    ("hidden", "q"),
+)
+"""The index's numeric columns, in the order a part stores them."""
+BLOBS = len(COLUMNS) + 2
+_SCANNER_ORDER = (0, 1, 2, 5, 4, 3)
+"""The columns in the order of the scanner's result tuple (offsets, lengths, line numbers,
+hidden, exits, flags: see ``RunIndex._append_batch``)."""
+"""Columns, then the ids (JSON), then the parent links (JSON)."""
+
+# Byte value → b"\x01" when the flag bit is set: counts and searches at C speed.
+_FAILED_MAP = bytes(1 if v & FAILED else 0 for v in range(256))
+_TRUNC_MAP = bytes(1 if v & TRUNCATED else 0 for v in range(256))
+_BAD_MAP = bytes(1 if v & BAD else 0 for v in range(256))
+_UNKNOWN_MAP = bytes(1 if v & EXIT_UNKNOWN else 0 for v in range(256))
+
+
+class BadPart(ValueError):
+    """A part that does not hold together: the cache entry is dropped and the member rebuilt."""
+
+
+@dataclass(slots=True)
+class Part:
+    """A member's rows, as stored: ``meta`` is its JSON header, ``blobs`` its byte strings."""
+
+    meta: dict[str, Any]
+    blobs: list[bytes | memoryview]
+
+
+def member_rows(index: RunIndex, mno: int) -> tuple[int, int]:
+    """``(first, stop)`` rows of member ``mno`` (members are read one after another)."""
+    n = len(index)
+    return bisect_left(index.member_no, mno, 0, n), bisect_right(index.member_no, mno, 0, n)
+
+
+def cut_part(index: RunIndex, mno: int, links: list[tuple[int, str]]) -> Part:
+    """The rows of member ``mno`` as a part; ``links`` are its rows' parent links, in the
+    index's order.
+
+    Raises ``TypeError``/``ValueError`` when an id cannot be stored as JSON (a lone surrogate):
+    the caller then keeps no part for this member.
+    """
+    lo, hi = member_rows(index, mno)
+    blobs: list[bytes | memoryview] = [
+        getattr(index, name)[lo:hi].tobytes() for name, _code in COLUMNS
+    ]
+    flags = bytes(blobs[3])
+    size = index.members[mno].size
+    bad = [[k, index.offset[lo + k] + index.length[lo + k] < size] for k in _bad_rows(flags)]
+    hidden = index.hidden[lo:hi]
+    failed = flags.translate(_FAILED_MAP)
+    blobs.append(orjson.dumps(index.ids[lo:hi]))
+    blobs.append(orjson.dumps([[row - lo, pid] for row, pid in links]))
+    meta = {
+        "rows": hi - lo,
+        "spans": hi - lo - len(bad),
+        "failed": failed.count(1),
+        "truncated": flags.translate(_TRUNC_MAP).count(1),
+        "hidden": sum(hidden) - NO_VALUE * hidden.count(NO_VALUE),  # a bad row holds 0
+        "last_failed": failed.rfind(1),
+        "exit_unknown": flags.translate(_UNKNOWN_MAP).count(1),
+        "bad": bad,
+    }
+    return Part(meta, blobs)
+
+
+def _bad_rows(flags: bytes) -> list[int]:
+    marks = flags.translate(_BAD_MAP)
+    out: list[int] = []
+    k = marks.find(1)
+    while k >= 0:
+        out.append(k)
+        k = marks.find(1, k + 1)
+    return out
+
+
+def check_part(meta: Any, blobs: list[memoryview], member_size: int) -> Part:
+    """``meta`` and ``blobs`` read from a cache file, validated; raises :class:`BadPart`."""
+    if not isinstance(meta, dict):
+        raise BadPart("part is not an object")
+    rows = _int(meta, "rows")
+    for key in ("spans", "failed", "truncated", "hidden", "exit_unknown"):
+        if _int(meta, key) > max(rows, 0) and key != "hidden":
+            raise BadPart(f"{key} over the row count")
+    last = meta.get("last_failed")
+    if not isinstance(last, int) or isinstance(last, bool) or not -1 <= last < rows:
+        raise BadPart("last_failed out of range")
+    if len(blobs) != BLOBS:
+        raise BadPart("wrong number of columns")
+    for (name, code), blob in zip(COLUMNS, blobs, strict=False):
+        if len(blob) != rows * array(code).itemsize:
+            raise BadPart(f"column {name}: {len(blob)} bytes for {rows} rows")
+    if rows:
+        offsets, lengths = _array("q", blobs[0]), _array("q", blobs[1])
+        if min(offsets) < 0 or max(offsets) >= member_size:
+            raise BadPart("offset outside the member")
+        if min(lengths) < 0 or max(lengths) > member_size:
+            raise BadPart("length outside the member")
+        if min(_array("i", blobs[2])) < 1:
+            raise BadPart("line number below 1")
+    bad = meta.get("bad")
+    if not isinstance(bad, list) or len(bad) > rows:
+        raise BadPart("bad rows")
+    prev = -1
+    for item in bad:
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], int)
+            or not isinstance(item[1], bool)
+            or not prev < item[0] < rows
+        ):
+            raise BadPart("bad row entry")
+        prev = item[0]
+    try:
+        ids = orjson.loads(blobs[6])
+        parents = orjson.loads(blobs[7])
+    except orjson.JSONDecodeError:
+        raise BadPart("ids or links are not JSON") from None
+    if not isinstance(ids, list) or len(ids) != rows or not set(map(type, ids)) <= _ID_TYPES:
+        raise BadPart("ids")
+    if not isinstance(parents, list):
+        raise BadPart("links")
+    bad_set = {k for k, _complete in bad}
+    for link in parents:
+        if (
+            not isinstance(link, list)
+            or len(link) != 2
+            or type(link[0]) is not int
+            or not 0 <= link[0] < rows
+            or type(link[1]) is not str
+            or link[0] in bad_set
+        ):
+            raise BadPart("link entry")
+    return Part({**meta, "ids": ids, "parents": parents}, list(blobs))
+
+
+_ID_TYPES = {str, type(None)}
+
+
+def _int(meta: dict[str, Any], key: str) -> int:
+    v = meta.get(key)
+    if type(v) is not int or v < 0:
+        raise BadPart(f"{key} is not a count")
+    return v
+
+
+def restore_items(part: Part, fd: int) -> list[Item]:
+    """The scanner items that rebuild ``part``'s rows; bad lines re-read through ``fd``.
+
+    The rows between bad lines become one ``Batch`` each (the part's totals go with the first,
+    its latest failure with the one holding it); each bad line is a ``RawLine``.
+    """
+    meta = part.meta
+    rows: int = meta["rows"]
+    ids: list[str | None] = meta["ids"]
+    cols = part.blobs
+    bad: list[tuple[int, bool]] = [(k, complete) for k, complete in meta["bad"]]
+    stops = [k for k, _complete in bad]
+    # Each link to the stretch holding its row, in the order it was stored.
+    links: list[list[tuple[int, str]]] = [[] for _ in range(len(bad) + 1)]
+    for row, pid in meta["parents"]:
+        links[bisect_left(stops, row)].append((row, pid))
+    # The scanner's totals, in the order of its result tuple (see RunIndex._append_batch).
+    totals = (meta["failed"], meta["truncated"], meta["hidden"], meta["exit_unknown"])
+    items: list[Item] = []
+    start = 0
+    for seg, (stop, complete) in enumerate([*bad, (rows, True)]):
+        if stop > start:
+            last = meta["last_failed"] - start
+            columns = [_cut(cols[c], COLUMNS[c][1], start, stop) for c in _SCANNER_ORDER]
+            result = (
+                0,
+                0,
+                *columns,
+                b"",
+                ids[start:stop],
+                [(row - start, pid) for row, pid in links[seg]],
+                *totals[:3],
+                last if 0 <= last < stop - start else -1,
+                totals[3],
+            )
+            items.append(Batch(result, []))
+            totals = (0, 0, 0, 0)
+        if stop < rows:
+            items.append(_bad_line(cols, stop, complete, fd))
+        start = stop + 1
+    return items
+
+
+def _array(code: str, blob: bytes | memoryview) -> array[int]:
+    out = array(code)
+    out.frombytes(blob)
+    return out
+
+
+def _cut(blob: bytes | memoryview, code: str, start: int, stop: int) -> memoryview:
+    size = array(code).itemsize
+    return memoryview(blob)[start * size : stop * size]
+
+
+def _bad_line(cols: list[bytes | memoryview], k: int, complete: bool, fd: int) -> RawLine:
+    offset = _array("q", _cut(cols[0], "q", k, k + 1))[0]
+    length = _array("q", _cut(cols[1], "q", k, k + 1))[0]
+    line_no = _array("i", _cut(cols[2], "i", k, k + 1))[0]
+    data = None
+    if length <= MAX_LINE:
+        data = os.pread(fd, length, offset)
+        if len(data) != length:
+            raise BadPart("bad line no longer in the file")
+    return RawLine(line_no, offset, length, data, complete)
