@@ -41,10 +41,22 @@ class Rule:
     closing: re.Pattern[str] | None = None
     """What ends this secret when a stream holds it open too long (a key block's END line);
     None: such a match is cut through (see :class:`StreamRedactor`)."""
+    hints: tuple[str, ...] = ()
+    """Case-folded words one of which every match contains (``bearer`` for ``Bearer …``): a
+    text holding none of them is not searched. A case-insensitive keyword gives the regex engine
+    no literal to scan for, so a rule costs ~5 ms per 256 KiB; a whole output (kept streams)
+    mostly holds none of the words. Empty: always searched."""
 
 
 def _rule(
-    name: str, regex: str, flags: int = 0, *, end: str = "", start: str = "", closing: str = ""
+    name: str,
+    regex: str,
+    flags: int = 0,
+    *,
+    end: str = "",
+    start: str = "",
+    closing: str = "",
+    hints: tuple[str, ...] = (),
 ) -> Rule:
     return Rule(
         name,
@@ -52,6 +64,7 @@ def _rule(
         re.compile(end) if end else None,
         re.compile(start) if start else None,
         re.compile(closing) if closing else None,
+        hints,
     )
 
 
@@ -108,19 +121,22 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "bearer",
         rf"(?P<keep>(?i:bearer){_alone(6)}\s+)[A-Za-z0-9\-._~+/]{{8,}}=*",
         end=r"(?P<keep>\b(?i:bearer)\s+)[A-Za-z0-9\-._~+/]+=*\Z",
+        hints=("bearer",),
     ),
     _rule(
         "basic-auth",
         r"(?P<keep>(?i:authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?i:basic)[ \t]+)"
         r"[A-Za-z0-9+/]{4,}={0,2}",
+        hints=("authorization",),
     ),
     # Keywords end the key's name (`DB_PASSWORD=`, `MYSQL_ROOT_PASSWORD:`) whatever comes
     # before them; `password_hint=` ends in another word and is left alone.
     _rule(
         "password",
         rf"(?P<keep>{_PASSWORD_WORD}(?i:[_-]?confirm(?:ation)?)?{_SEP}){_value()}",
+        hints=("pass", "pwd"),
     ),
-    _rule("api-key", rf"(?P<keep>(?i:api[_-]?key){_SEP}){_value()}"),
+    _rule("api-key", rf"(?P<keep>(?i:api[_-]?key){_SEP}){_value()}", hints=("api",)),
     # `--password hunter2`, `--db-password=…`, `--api-key …`, `--token …`; in an argv the flag and
     # its value are two items, joined by ARG_SEP. A value that starts with `-` is the next flag.
     _rule(
@@ -136,14 +152,19 @@ DEFAULT_RULES: tuple[Rule, ...] = (
             "secret-key",
             rf"(?P<keep>{word}{_SEP})"
             + _value(rf"{_TOKENISH}(?!{_TOKEN_CHARS}|[(\[])", rf"{_TOKENISH}(?=(?P=q))"),
+            hints=(hint,),
         )
-        for word in (r"(?i:secret(?:[_-]?(?:access[_-]?)?key)?)", r"(?i:token)")
+        for word, hint in (
+            (r"(?i:secret(?:[_-]?(?:access[_-]?)?key)?)", "secret"),
+            (r"(?i:token)", "token"),
+        )
     ),
     # `SecretAccessKey   wJalr…` (a table, prose): exactly 40 base64 characters after the name.
     _rule(
         "aws-secret",
         r"(?P<keep>(?i:secret[_-]?(?:access[_-]?)?key)\\?[\"']?[ \t]*(?:(?:=>|[=:])[ \t]*)?"
         r"\\?[\"']?)(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        hints=("secret",),
     ),
     _rule(
         "url-credentials",
@@ -175,6 +196,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "stripe-key",
         rf"[sr]k_{_alone(3, 'A-Za-z0-9')}(?:live|test)_[A-Za-z0-9]{{16,}}",
         end=r"(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]*\Z",
+        hints=("k_live_", "k_test_"),
     ),
     _rule(
         "jwt",
@@ -213,7 +235,13 @@ class Redactor:
         """
         hi = len(text) if hi is None else hi
         found: list[Span] = []
+        folded: str | None = None
+        present: dict[str, bool] = {}  # each word looked for once per text
         for rule in self.all_rules():
+            if rule.hints:
+                folded = _fold(text) if folded is None else folded
+                if not any(_has(folded, h, present) for h in rule.hints):
+                    continue
             keeps = "keep" in rule.pattern.groupindex
             for m in rule.pattern.finditer(text):
                 start = max(m.start(), m.end("keep") if keeps else -1, lo)
@@ -428,6 +456,21 @@ class StreamRedactor:
         self._buffer = rest
         self._closed()
         return True
+
+
+def _has(folded: str, word: str, present: dict[str, bool]) -> bool:
+    found = present.get(word)
+    if found is None:
+        found = present[word] = word in folded
+    return found
+
+
+def _fold(text: str) -> str:
+    """``text`` case-folded so that every character a ``(?i:…)`` letter matches becomes that
+    letter: ``casefold`` does it for all but the dotless i (U+0131), which ``re`` matches as i."""
+    if text.isascii():
+        return text.lower()  # the same for ASCII, and ~40 times faster
+    return text.casefold().replace("\u0131", "i")
 
 
 def _decode(data: bytes) -> str:
