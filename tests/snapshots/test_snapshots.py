@@ -7,6 +7,7 @@ the SVGs in ``__snapshots__``.
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -78,5 +79,14 @@ class TestScreens:
             app_for(), terminal_size=size, run_before=prepare(keys=("question_mark",))
         )
 
-    def test_run_picker(self, snap_compare) -> None:  # type: ignore[no-untyped-def]
-        assert snap_compare(app_for("multi"), terminal_size=(80, 24))
+    def test_run_picker(self, snap_compare, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        # The picker shows each run's age: fixed file times and a fixed clock.
+        from tracetui.ui.screens.run_picker import RunPicker
+
+        folder = tmp_path / "multi"
+        shutil.copytree(os.path.join(DATA, "multi"), folder)
+        for age, name in enumerate(sorted(os.listdir(folder))):
+            os.utime(folder / name, (1_800_000_000 - 60 * (age + 1),) * 2)
+        monkeypatch.setattr(RunPicker, "clock", staticmethod(lambda: 1_800_000_000.0))
+        app = TraceApp(open_paths([str(folder)]), follow=False)
+        assert snap_compare(app, terminal_size=(80, 24), run_before=prepare())

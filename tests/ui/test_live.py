@@ -191,7 +191,7 @@ async def test_new_run_in_folder_is_offered(tmp_path: Path) -> None:
         assert [r.name for r in app.runs] == ["flaky/feedback_record.jsonl", "flaky/second.jsonl"]
         await pilot.press("o")
         await pilot.pause()
-        await pilot.press("down", "enter")
+        await pilot.press(*"second", "enter")  # type-to-filter (the picker lists newest first)
         await settle(pilot)
         await until(pilot, lambda: app.index is not None and len(app.index) == 1)
         assert app.run_ is not None and app.run_.name == "flaky/second.jsonl"

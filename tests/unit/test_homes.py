@@ -11,6 +11,7 @@ import pytest
 
 from tracetui.commands.latest import AGENT_NAMES
 from tracetui.importers import homes
+from tracetui.model.times import ago
 
 CLAUDE_LINE = '{"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}}\n'
 
@@ -429,7 +430,7 @@ def test_thousands_of_sessions(tmp_path: Path) -> None:
     ids=["now", "seconds", "minutes", "hours", "one-day", "days"],
 )
 def test_ago(seconds: float, text: str) -> None:
-    assert homes.ago(seconds) == text
+    assert ago(seconds) == text
 
 
 def test_describe_names_path_agent_and_age(tmp_path: Path) -> None:

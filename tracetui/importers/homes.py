@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from tracetui.model.times import ago
 from tracetui.store.reader import open_regular
 
 AGENTS = ("claude-code", "codex", "openhands")
@@ -140,21 +141,6 @@ def describe(
     now = time.time() if now is None else now
     when = ago(now - session.mtime)
     return f"{shown_path(session.path, env)} ({session.agent}, modified {when})"
-
-
-def ago(seconds: float) -> str:
-    """``just now``, ``40 s ago``, ``2 min ago``, ``3 h ago``, ``5 days ago``."""
-    s = max(0, int(seconds))
-    if s < 5:
-        return "just now"
-    if s < 60:
-        return f"{s} s ago"
-    if s < 3600:
-        return f"{s // 60} min ago"
-    if s < 86400:
-        return f"{s // 3600} h ago"
-    days = s // 86400
-    return f"{days} day{'s' if days != 1 else ''} ago"
 
 
 def shown_path(path: str, env: Mapping[str, str] | None = None) -> str:
