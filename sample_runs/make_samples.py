@@ -28,6 +28,8 @@ import samplekit as kit  # noqa: E402
 import samplerotated  # noqa: E402
 
 BASE = "feedback_record.jsonl"
+KEPT = BASE + ".kept"
+"""The kept-output store of flaky-billing (only that run keeps its streams)."""
 SUITE = ["python3", "tools/billing_suite.py", "tests/billing", "-q"]
 FAILING_TEST = "tests/billing/test_subscriptions.py::test_upgrade_mid_cycle_prorates_to_the_cent"
 RUNS = {
@@ -54,6 +56,7 @@ def prepare(out: Path, run: str) -> Path:
     (run_dir / "tools").mkdir(parents=True, exist_ok=True)
     for old in samplefacts.member_files(run_dir, BASE):  # only members: leave e.g. re-run logs
         old.unlink()
+    shutil.rmtree(run_dir / KEPT, ignore_errors=True)
     for name in RUNS[run]:
         src, dst = HERE / "tools" / name, run_dir / "tools" / name
         if src.resolve() != dst.resolve():
@@ -148,9 +151,11 @@ def flaky_billing(out: Path) -> None:
             result=results[tuple(argv)],
             note=note,
         )
+        kit.keep_streams(run_dir / BASE, rec, results[tuple(argv)])
         lines.append(kit.line(rec))
         clock.advance(ms + rng.randrange(4000, 60000))
     (run_dir / BASE).write_bytes(b"".join(lines))
+    (run_dir / KEPT / "lock").unlink()  # made by the first writer that needs it
 
 
 def repaired(stdout: bytes, keep: int) -> bytes:

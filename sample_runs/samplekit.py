@@ -4,7 +4,8 @@
 result into a record in one of the three dialects (tracetui/1, truncation-span, feedback-record),
 simulates size-based rotation, and computes the facts that ``tracetui summary --json`` must agree
 with. Stdlib only, plus tracetui's own marker so that previews carry the very marker the recorder
-writes.
+writes, and its kept-output store (:func:`keep_streams`) so that kept streams are stored exactly as
+``tracetui run`` stores them.
 """
 
 from __future__ import annotations
@@ -202,6 +203,31 @@ def _stream(s: str, data: bytes, cap: int | None, mode: str) -> tuple[dict, str]
     if mode != "head":
         preview += tail.decode("utf-8", "replace")
     return fields, preview
+
+
+def keep_streams(
+    base: Path, rec: dict, result: Result, cap: int = 8192, mode: str = "head"
+) -> None:
+    """Keep both streams of ``rec`` in the run's kept-output store (``B.kept/``) the way
+    ``tracetui run`` does, through the recorder's own store, and add ``{s}_kept`` to ``rec``."""
+    from tracetui.record.kept import KeptRef, KeptStore, unseen_range
+    from tracetui.record.recorder import window_limits
+    from tracetui.record.redact import Redactor
+
+    with KeptStore.open(str(base)) as store:
+        for s in STREAMS:
+            writer = store.writer(Redactor(), *window_limits(cap, mode))
+            writer.feed(getattr(result, s))
+            pending = writer.finish()
+            assert pending is not None and store.commit(pending) is None
+            start, end = unseen_range(
+                pending,
+                rec[f"{s}_bytes"],
+                mode if rec[f"{s}_truncated"] else None,
+                rec[f"{s}_head_bytes"],
+                rec[f"{s}_tail_bytes"],
+            )
+            rec[f"{s}_kept"] = KeptRef(pending.sha256, pending.size, start, end).as_record()
 
 
 def _encoding(result: Result) -> str:

@@ -153,3 +153,12 @@ def test_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str | Non
     assert p.returncode == 2 and p.stdout == b""
     if message is not None:
         assert p.stderr.decode().splitlines() == [message]
+
+
+def test_the_flaky_billing_sample_shows_the_assertion_the_agent_never_saw(tmp_path: Path) -> None:
+    sample = Path(__file__).parents[2] / "sample_runs" / "flaky-billing"
+    p = tracetui(tmp_path, "show", str(sample), "--id", "cmd_3f76", "--unseen")
+    assert p.returncode == 0 and len(p.stdout) == 16014  # the bytes the marker said were withheld
+    assert b"E       AssertionError: assert Decimal('33.33') == Decimal('33.34')\n" in p.stdout
+    rec = orjson.loads((sample / "feedback_record.jsonl").read_bytes().splitlines()[2])
+    assert rec["preview_stdout"].count("AssertionError") == 0  # the agent saw none of it

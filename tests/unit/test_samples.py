@@ -35,6 +35,7 @@ def _files(root: Path) -> dict[str, bytes]:
     for run in RUNS:
         paths = samplefacts.member_files(root / run, BASE)
         paths += sorted((root / run / "tools").glob("*.py"))
+        paths += sorted((root / run / f"{BASE}.kept").glob("*.gz"))  # kept outputs, by hash
         for path in paths:
             data = path.read_bytes()
             data = gzip.decompress(data) if path.suffix == ".gz" else data
