@@ -6,10 +6,15 @@ registry (:data:`RULES`, code → :class:`~tracetui.analysis.lint_registry.Rule`
 :mod:`tracetui.analysis.lint_registry`. This module walks an indexed run, gives each row to the
 rules of its kind that judge its format (own dialects or imported), then runs the whole-run
 rules, and returns the findings in set order.
+
+Only the rows a rule may fire on are read (:mod:`tracetui.analysis.lint_select` chooses them
+from the index's row marks, flags and exit column); ``every_row=True`` reads every row with
+every rule, the reference the chosen reading is tested against.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +22,7 @@ from typing import Any
 # lint_rules first, so the contract rules come first).
 from tracetui.analysis import lint_incidents  # noqa: F401
 from tracetui.analysis.lint_registry import ERROR, RULES, WARNING, Rule, imported, rules_on
+from tracetui.analysis.lint_select import SECRET_RULE, rows_to_read, selection_usable
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
@@ -80,18 +86,27 @@ def record_rules() -> tuple[Rule, ...]:
     return tuple(r for r in RULES.values() if r.on in ("tool", "record"))
 
 
-def lint_index(index: RunIndex) -> list[Issue]:
-    """Every finding for one indexed run, in set order."""
+def lint_index(index: RunIndex, *, every_row: bool = False) -> list[Issue]:
+    """Every finding for one indexed run, in set order.
+
+    ``every_row``: read every row with every rule (the reference), rather than only the rows
+    the index's marks say a rule may fire on; the findings are the same.
+    """
     issues: list[Issue] = []
     gated: set[int] = set()  # rows whose record failed a gate rule: nothing else is checked
     line_rules, per_record = rules_on("bad_line"), record_rules()
-    for row in range(len(index)):
+    no_secrets = tuple(r for r in per_record if r.code != SECRET_RULE)
+    if every_row or not selection_usable(index):
+        rows: Iterable[tuple[int, bool]] = ((row, True) for row in range(len(index)))
+    else:
+        rows = rows_to_read(index)
+    for row, secrets in rows:
         path, line = index.location(row)
         got = index.get(row)
         if isinstance(got, BadLine):
             issues.extend(Issue(path, line, r.code, m) for r in line_rules for m in r.check(got))
             continue
-        findings = check_record(got.raw, got, per_record)
+        findings = check_record(got.raw, got, per_record if secrets else no_secrets)
         if findings and RULES[findings[0][0]].gate:  # a gate's findings come alone
             gated.add(row)
         issues.extend(Issue(path, line, code, msg) for code, msg in findings)

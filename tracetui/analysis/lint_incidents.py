@@ -147,7 +147,8 @@ def retry_under_same_cap(index: RunIndex, gated: frozenset[int]) -> Iterator[Loc
     flags, id_rows = index.flags, index.id_rows
     for row, pid in index.parent_ids.items():
         prow = id_rows.get(pid)
-        if row in gated or prow is None or prow == row or not flags[prow] & TRUNCATED:
+        # Both rows cut, or blind_retry says None: it asks the retry to cut what the parent cut.
+        if row in gated or prow is None or prow == row or not flags[prow] & flags[row] & TRUNCATED:
             continue
         retry, parent = index.span(row), index.span(prow)
         why = blind_retry(retry, parent) if retry and parent else None

@@ -12,7 +12,6 @@ and on random records of every dialect.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -21,12 +20,12 @@ from tracetui.analysis.lint_incidents import blind_retry, stated_clip, unknown_s
 from tracetui.analysis.lint_registry import OWN_DIALECTS, RULES, Rule
 from tracetui.analysis.lint_rules import missing_contract_keys
 from tracetui.analysis.notes import predicted_success
+from tracetui.analysis.raw_lines import RawLines, json_string, load_json, value_at
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
 from tracetui.model.markers import Marker, find_marker
 from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
 from tracetui.model.truncation import judge_stream
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import loads
 
 CODES = ("TT019", "TT020", "TT021", "TT022", "TT023", "TT024", "TT025")
 """The incident rules, in code order (every one is a key of ``count_suspicions``)."""
@@ -81,8 +80,8 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
             obj = parent_obj = None
             parent = parents.get(row)
             if parent is not None:
-                obj, parent_data = _load(buf[start:end]), raw.line(parent)
-                parent_obj = _load(parent_data) if parent_data is not None else None
+                obj, parent_data = load_json(buf[start:end]), raw.line(parent)
+                parent_obj = load_json(parent_data) if parent_data is not None else None
                 if not _may_repeat(obj, parent_obj):
                     parent_obj = None  # another command: no blind retry
             cut = f & TRUNCATED
@@ -92,14 +91,14 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
                 pass  # the rules themselves (imported records; a retry to compare)
             elif cut and (failed or hidden[row] == NO_VALUE or not _byte_counts(buf, start, end)):
                 # TT019 or TT020 may fire: they need the streams' evidence (TT022 comes along).
-                obj = _load(buf[start:end]) if obj is None else obj
+                obj = load_json(buf[start:end]) if obj is None else obj
                 codes = _stream_codes(obj, bool(failed))
             elif (cut or failed) and _note_fires(buf, start, end):
                 codes = {"TT022"}
             else:
                 continue
             if codes is None:
-                record = _load(buf[start:end]) if obj is None else obj
+                record = load_json(buf[start:end]) if obj is None else obj
                 codes = _by_rules(rules, record, parent_obj)
             if codes:
                 yield row, codes
@@ -238,33 +237,20 @@ _NOTE_KEY = b'"agent_note"'
 _SCHEMA_KEY = b'"schema"'
 _OWN_SCHEMA = b'{"schema":"tracetui/'
 _OWN_SCHEMA_SPACED = b'{"schema": "tracetui/'
-_SPACE = b" \t\r\n:"
-
-
-def _value_at(buf: bytes, key: bytes, start: int, end: int) -> int:
-    """Where ``key``'s value starts in ``buf[start:end]`` (spaces and the colon skipped); -1
-    when the key is not there."""
-    at = buf.find(key, start, end)
-    if at < 0:
-        return -1
-    at += len(key)
-    while at < end and buf[at] in _SPACE:
-        at += 1
-    return at
 
 
 def _imported(buf: bytes, start: int, end: int) -> bool:
     """The record's ``schema`` is ``import/…``."""
     if buf.startswith(_OWN_SCHEMA, start) or buf.startswith(_OWN_SCHEMA_SPACED, start):
         return False  # how tracetui writes a record (compact or json.dumps-spaced): at once
-    at = _value_at(buf, _SCHEMA_KEY, start, end)
+    at = value_at(buf, _SCHEMA_KEY, start, end)
     return at >= 0 and buf.startswith(b'"import/', at)
 
 
 def _byte_counts(buf: bytes, start: int, end: int) -> bool:
     """Both streams' ``{s}_bytes`` hold a number (TT020 cannot fire then)."""
     for key in _BYTES_KEYS:
-        at = _value_at(buf, key, start, end)
+        at = value_at(buf, key, start, end)
         if at < 0 or not 0x30 <= buf[at] <= 0x39:  # not a digit: null, a string, absent
             return False
     return True
@@ -272,43 +258,18 @@ def _byte_counts(buf: bytes, start: int, end: int) -> bool:
 
 def _note_fires(buf: bytes, start: int, end: int) -> bool:
     """TT022 on a row that failed with an exit code or was cut: its note predicts success."""
-    at = _value_at(buf, _NOTE_KEY, start, end)
+    at = value_at(buf, _NOTE_KEY, start, end)
     if at < 0 or buf.startswith(b"null", at):
         return False
-    note = _json_string(buf, at, end)
+    note = json_string(buf, at, end)
     if note is not None and predicted_success(note) is None:
         return False  # the common case, decided without parsing the line
-    obj = _load(buf[start:end])
+    obj = load_json(buf[start:end])
     if not isinstance(obj, dict) or (obj.get("span_type") == "tool" and missing_contract_keys(obj)):
         return False  # not a record, or one TT001 stops (lint checks nothing else on it)
     value = obj.get("agent_note")
     # As the span reads it: a note of another type is its text (and a TT014 finding).
     return predicted_success(None if value is None else str(value)) is not None
-
-
-def _json_string(buf: bytes, at: int, end: int) -> str | None:
-    """The JSON string starting at ``buf[at]``, decoded; None when no plain string is there."""
-    if at >= end or buf[at] != 0x22:  # '"'
-        return None
-    close = buf.find(b'"', at + 1, end)
-    while close > 0 and buf[close - 1] == 0x5C:  # a backslash: escaped, unless itself escaped
-        slashes = 1
-        while buf[close - 1 - slashes] == 0x5C:
-            slashes += 1
-        if slashes % 2 == 0:
-            break
-        close = buf.find(b'"', close + 1, end)
-    if close < 0:
-        return None
-    value = _load(buf[at : close + 1])
-    return value if isinstance(value, str) else None
-
-
-def _load(data: bytes) -> Any:
-    try:
-        return loads(data)[0]
-    except ValueError:
-        return None
 
 
 def _span(value: Any) -> Span | None:
@@ -318,70 +279,3 @@ def _span(value: Any) -> Span | None:
         return normalize(value)
     except NotASpan:
         return None
-
-
-CHUNK = 4 << 20
-"""Bytes read from a member at a time by :meth:`RawLines.locate`."""
-
-
-class RawLines:
-    """The raw bytes of rows, read straight from the members (one descriptor each).
-
-    For a finished index (``summary``): reading through :meth:`RunIndex.get` would parse every
-    row it reads, which is what this scan avoids. A member that cannot be opened reads as
-    nothing (its rows are skipped, as lint reports them unreadable).
-    """
-
-    def __init__(self, index: RunIndex) -> None:
-        self.index = index
-        self.fds: list[int] = []
-        self.chunk = b""
-        self.chunk_member = -1
-        self.chunk_base = 0
-
-    def __enter__(self) -> RawLines:
-        for im in self.index.members:
-            try:
-                fd = os.open(im.readable, os.O_RDONLY) if im.readable else -1
-            except OSError:
-                fd = -1
-            self.fds.append(fd)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for fd in self.fds:
-            if fd >= 0:
-                os.close(fd)
-        self.fds.clear()
-
-    def locate(self, row: int) -> tuple[bytes, int, int] | None:
-        """``(buffer, start, end)``: row ``row``'s bytes are ``buffer[start:end]``.
-
-        Rows asked in set order are served from one large read of their member at a time: the
-        looks at a row search the buffer in place, with no read or copy per row.
-        """
-        ix = self.index
-        mno, offset, length = ix.member_no[row], ix.offset[row], ix.length[row]
-        base = self.chunk_base
-        if mno != self.chunk_member or offset < base or offset + length > base + len(self.chunk):
-            fd = self.fds[mno]
-            try:
-                self.chunk = os.pread(fd, max(CHUNK, length), offset) if fd >= 0 else b""
-            except OSError:
-                self.chunk = b""
-            self.chunk_member, self.chunk_base = mno, offset
-            base = offset
-        start = offset - base
-        if start + length > len(self.chunk):
-            return None  # the file is shorter than indexed (truncated since?)
-        return self.chunk, start, start + length
-
-    def line(self, row: int) -> bytes | None:
-        ix = self.index
-        fd = self.fds[ix.member_no[row]]
-        length = ix.length[row]
-        try:
-            data = os.pread(fd, length, ix.offset[row]) if fd >= 0 else b""
-        except OSError:
-            return None
-        return data if len(data) == length else None

@@ -9,7 +9,10 @@
  * compared on the same inputs by tests/unit/test_scan.py.
  *
  * scan(buf, base_offset, first_line[, max_line]) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
- *                            ids, parents, failed, truncated, hidden_sum, last_failed, exit_unknown)
+ *                            ids, parents, failed, truncated, hidden_sum, last_failed, exit_unknown, marks)
+ *
+ * marks: one byte per row saying which lint rules may need to read the row (row_marks below,
+ * tracetui/model/marks.py); a slow row is marked M_ALL, since only Python reads it.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,6 +27,14 @@
 #define F_TRUNC_UNKNOWN 8
 #define F_NULL_EXIT 16
 #define F_EXIT_UNKNOWN 128
+/* Row marks (tracetui/model/marks.py defines them; the module exports these copies). */
+#define M_SECRET 1
+#define M_CONTRACT 2
+#define M_TYPES 4
+#define M_IMPORTED 8
+#define M_NOTE 16
+#define M_UNSIZED 32
+#define M_ALL 255
 #define NO_EXIT INT32_MIN
 #define NO_VALUE -1
 /* Hidden bytes at or past this are not believed (tracetui/model/truncation.py HIDDEN_LIMIT). Byte
@@ -38,15 +49,24 @@ typedef struct {
     int64_t num;
     const unsigned char *s; /* string contents (raw, between the quotes) */
     Py_ssize_t slen;
+    Py_ssize_t dlen; /* its length in UTF-8 bytes once read (escapes decoded) */
     int escaped; /* the string held a backslash escape */
     int letter_escape; /* a \\u escape spelt a character of a hint word: only Python can tell */
     int hint;    /* the string holds a word that may belong to a truncation marker */
+    int small;   /* a number (int or float) surely within +-2**53 */
+    const unsigned char *raw; /* the value as written (any kind), for the secret-hint search */
+    Py_ssize_t rawlen;
 } Val;
 
 enum {
     K_SCHEMA, K_SPAN_TYPE, K_EXIT, K_RETURNCODE, K_CID, K_PID, K_ARGV, K_COMMAND,
     K_OUT_TAIL, K_ERR_TAIL, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB,
-    K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, K_ERROR, K_COUNT
+    K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, K_ERROR,
+    /* Read only for the row marks: every other field normalize() types, and the contract's. */
+    K_TOOL, K_CWD, K_STARTED, K_NOTE, K_ENCODING, K_DURATION, K_OK_PREVIEW, K_REDACTED,
+    K_OUT_CLIP, K_OUT_SHA, K_OUT_FULL_SHA, K_OUT_HEAD_SHA, K_OUT_TAIL_SHA, K_OUT_ITEMS, K_OUT_PITEMS,
+    K_ERR_CLIP, K_ERR_SHA, K_ERR_FULL_SHA, K_ERR_HEAD_SHA, K_ERR_TAIL_SHA, K_ERR_ITEMS, K_ERR_PITEMS,
+    K_COUNT
 };
 
 static const char *KEY_NAMES[K_COUNT] = {
@@ -54,6 +74,11 @@ static const char *KEY_NAMES[K_COUNT] = {
     "command", "stdout_tail", "stderr_tail", "stdout_bytes", "stdout_cap", "stdout_truncated",
     "preview_stdout", "stdout_head_bytes", "stdout_tail_bytes", "stderr_bytes", "stderr_cap",
     "stderr_truncated", "preview_stderr", "stderr_head_bytes", "stderr_tail_bytes", "error",
+    "tool_name", "cwd", "started_at", "agent_note", "encoding", "duration_ms", "ok_preview", "redacted",
+    "stdout_clip", "stdout_sha256", "stdout_full_sha256", "stdout_head_sha256", "stdout_tail_sha256",
+    "stdout_items", "preview_stdout_items",
+    "stderr_clip", "stderr_sha256", "stderr_full_sha256", "stderr_head_sha256", "stderr_tail_sha256",
+    "stderr_items", "preview_stderr_items",
 };
 
 typedef struct {
@@ -92,6 +117,40 @@ static int has_hint(const unsigned char *s, Py_ssize_t n) {
     return 0;
 }
 
+/* Words without which no redaction rule can match (tracetui/model/marks.py SECRET_HINTS, set by
+ * set_secret_hints), lower case, found whatever their case: SECRET_PAIR is indexed by the two
+ * first bytes as written (every case of them), the rest is compared ignoring ASCII case. */
+static char SECRETS[MAX_HINTS][64];
+static size_t SECRET_LENS[MAX_HINTS];
+static uint32_t SECRET_PAIR[65536];
+static int NSECRETS = -1; /* never set: every row may hold a secret */
+
+static unsigned char lower(unsigned char ch) { return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch; }
+
+/* Whether the text of a value as written (quotes, escapes and all) may hold secret-looking text:
+ * one of the hint words, or what could spell one once read: a \u or \/ escape, or a letter
+ * Python's case-insensitive match takes for an ASCII one (U+0130, U+0131, U+017F, U+212A). */
+static int may_hold_secret(const unsigned char *s, Py_ssize_t n) {
+    if (NSECRETS < 0) return 1;
+    const unsigned char *last = s + n - 1;
+    for (const unsigned char *q = s; q < last; q++) {
+        uint32_t m = SECRET_PAIR[(unsigned)q[0] << 8 | q[1]];
+        if (q[0] == '\\' && (q[1] == 'u' || q[1] == '/')) return 1;
+        if ((q[0] == 0xC4 && (q[1] == 0xB0 || q[1] == 0xB1)) || (q[0] == 0xC5 && q[1] == 0xBF) ||
+            (q[0] == 0xE2 && q[1] == 0x84))
+            return 1;
+        while (m) {
+            int h = __builtin_ctz(m);
+            m &= m - 1;
+            size_t hl = SECRET_LENS[h], i = 2;
+            if ((size_t)(last + 1 - q) < hl) continue;
+            while (i < hl && lower(q[i]) == (unsigned char)SECRETS[h][i]) i++;
+            if (i == hl) return 1;
+        }
+    }
+    return 0;
+}
+
 /* Bytes that end the fast run inside a string: the quote, a backslash, controls, non-ASCII. */
 static unsigned char SPECIAL[256];
 
@@ -111,6 +170,7 @@ static void parse_string(Cur *c, Val *v) {
     const unsigned char *p = c->p + 1, *end = c->end;
     const unsigned char *start = p;
     int escaped = 0, letter_escape = 0;
+    Py_ssize_t shrink = 0; /* bytes the escapes lose when decoded */
     while (p < end) {
         /* Eight bytes at a time while none is special (most of a line is plain ASCII text). */
         while (end - p >= 8) {
@@ -130,6 +190,7 @@ static void parse_string(Cur *c, Val *v) {
                 v->kind = V_STR;
                 v->s = start;
                 v->slen = p - start;
+                v->dlen = v->slen - shrink;
                 v->escaped = escaped;
                 v->letter_escape = letter_escape;
             }
@@ -146,10 +207,13 @@ static void parse_string(Cur *c, Val *v) {
                 if ((p[2] == 'd' || p[2] == 'D') && hexval(p[3]) >= 8) c->slow = 1; /* surrogates */
                 if (p[2] == '0' && p[3] == '0' && hexval(p[4]) < 8 && HINT_BYTE[hexval(p[4]) << 4 | hexval(p[5])])
                     letter_escape = 1;
+                int cp = hexval(p[2]) << 12 | hexval(p[3]) << 8 | hexval(p[4]) << 4 | hexval(p[5]);
+                shrink += 6 - (cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3); /* surrogates: the line is slow */
                 p += 6;
                 continue;
             }
             if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+                shrink += 1;
                 p += 2;
                 continue;
             }
@@ -227,8 +291,11 @@ static void parse_number(Cur *c, Val *v) {
         if (is_int && !overflow && acc <= (uint64_t)INT64_MAX) {
             v->kind = V_INT;
             v->num = neg ? -(int64_t)acc : (int64_t)acc;
+            v->small = acc <= ((uint64_t)1 << 53);
         } else {
             v->kind = V_OTHER; /* a float or a huge int: the Python path decides */
+            /* 15 digits before the point (exponent included) stay under 2**53. */
+            v->small = !overflow && digits + exp10 <= 15;
         }
     }
 }
@@ -329,9 +396,13 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Val *val
             int k = key.escaped ? -2 : key_index(key.s, key.slen);
             if (k == -2) return 0; /* an escaped key might spell one we need: let Python judge */
             Val tmp;
+            const unsigned char *at = c.p;
+            tmp.small = 0;
             parse_value(&c, k >= 0 ? &tmp : NULL, 1);
             if (!c.ok) return 0;
             if (k >= 0) {
+                tmp.raw = at;
+                tmp.rawlen = c.p - at;
                 /* Only the shown text can hold a marker; other strings need no hint search. */
                 int text = k == K_OUT_PREVIEW || k == K_ERR_PREVIEW || k == K_OUT_TAIL || k == K_ERR_TAIL;
                 tmp.hint = (text && tmp.kind == V_STR) ? (tmp.letter_escape || has_hint(tmp.s, tmp.slen)) : 0;
@@ -408,12 +479,116 @@ typedef struct {
     int ok;
     int32_t exit;
     uint8_t flags;
+    uint8_t marks;
     int64_t hidden;
 } Facts;
 
+/* Kinds normalize() reads without noting a problem (spans._Fields), per key: a value of any other
+ * kind may be a TT014 finding (floats and big numbers too: only Python says). */
+static int plain_int(const Val *v) { return is_none(v) || v->kind == V_INT; }
+static int plain_str(const Val *v) { return is_none(v) || v->kind == V_STR; }
+static int plain_bool(const Val *v) { return is_none(v) || v->kind == V_TRUE || v->kind == V_FALSE; }
+
+/* A JSON array whose items are all strings (an argv normalize() reads without a problem). */
+static int str_array(const Val *v) {
+    if (v->kind != V_OTHER || v->rawlen < 2 || v->raw[0] != '[') return 0;
+    Cur c = {v->raw + 1, v->raw + v->rawlen, 1, 0};
+    skip_ws(&c);
+    if (c.p < c.end && *c.p == ']') return 1;
+    while (c.ok && c.p < c.end) {
+        skip_ws(&c);
+        if (c.p >= c.end || *c.p != '"') return 0;
+        parse_string(&c, NULL);
+        skip_ws(&c);
+        if (c.p >= c.end) return 0;
+        if (*c.p == ']') return c.ok;
+        if (*c.p != ',') return 0;
+        c.p++;
+    }
+    return 0;
+}
+
+static const int INT_KEYS[] = {K_OUT_BYTES, K_OUT_CAP, K_OUT_HEAD, K_OUT_TAILB, K_OUT_ITEMS, K_OUT_PITEMS,
+                               K_ERR_BYTES, K_ERR_CAP, K_ERR_HEAD, K_ERR_TAILB, K_ERR_ITEMS, K_ERR_PITEMS,
+                               K_EXIT, K_RETURNCODE, K_REDACTED, -1};
+static const int STR_KEYS[] = {K_TOOL, K_CWD, K_STARTED, K_ERROR, K_NOTE, K_ENCODING, K_OUT_PREVIEW,
+                               K_ERR_PREVIEW, K_OUT_TAIL, K_ERR_TAIL, K_OUT_SHA, K_OUT_FULL_SHA,
+                               K_OUT_HEAD_SHA, K_OUT_TAIL_SHA, K_ERR_SHA, K_ERR_FULL_SHA, K_ERR_HEAD_SHA,
+                               K_ERR_TAIL_SHA, -1};
+/* The text TT015 reads: previews, the argv, the tool's name, the note and the error. */
+static const int TEXT_KEYS[] = {K_OUT_PREVIEW, K_ERR_PREVIEW, K_OUT_TAIL, K_ERR_TAIL, K_ARGV, K_COMMAND,
+                                K_TOOL, K_NOTE, K_ERROR, -1};
+
+static int known_clip(const Val *v) {
+    return is_none(v) || str_eq(v, "head") || str_eq(v, "tail") || str_eq(v, "head_tail");
+}
+
+/* Whether one stream's fields may break a contract rule: TT002 (bytes over the cap, not flagged),
+ * TT003 (flagged under the cap), TT004 (a full hash on a flagged stream), TT008/TT009 (a preview
+ * of more bytes than the cap or the byte count: without a marker word its bytes are the bytes
+ * shown; with one, a marker may be left out of the count, which only Python can say), TT017 (a
+ * marker word in a preview whose flag says not cut). */
+static int stream_may_break(Val *vals, int kb, int kc, int kf, int kp, int ksha) {
+    Val *b = &vals[kb], *cap = &vals[kc], *flag = &vals[kf], *prev = &vals[kp], *sha = &vals[ksha];
+    int flagged = flag->kind == V_TRUE;
+    if (b->kind == V_INT && cap->kind == V_INT && (b->num > cap->num) != flagged) return 1;
+    if (flagged && !is_none(sha) && !(sha->kind == V_STR && sha->slen == 0)) return 1;
+    if (prev->kind == V_STR) {
+        if (cap->kind == V_INT && prev->dlen > cap->num) return 1;
+        if (b->kind == V_INT && prev->dlen > b->num) return 1;
+        if (prev->hint && flag->kind == V_FALSE) return 1;
+    }
+    return 0;
+}
+
+/* The row marks of a line the scanner judged (line_facts), from the values it read: each bit says
+ * a rule may fire, never that it does; lint reads the marked rows (tracetui/analysis/lint.py). */
+static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err) {
+    uint8_t m = 0;
+    for (const int *k = TEXT_KEYS; *k >= 0; k++) {
+        const Val *v = &vals[*k];
+        if (v->kind != V_ABSENT && v->kind != V_NULL && may_hold_secret(v->raw, v->rawlen)) {
+            m |= M_SECRET;
+            break;
+        }
+    }
+    int odd = 0;
+    for (const int *k = INT_KEYS; *k >= 0; k++) odd |= !plain_int(&vals[*k]);
+    for (const int *k = STR_KEYS; *k >= 0; k++) odd |= !plain_str(&vals[*k]);
+    odd |= !plain_bool(&vals[K_OUT_TRUNC]) || !plain_bool(&vals[K_ERR_TRUNC]) || !plain_bool(&vals[K_OK_PREVIEW]);
+    odd |= !known_clip(&vals[K_OUT_CLIP]) || !known_clip(&vals[K_ERR_CLIP]);
+    Val *dur = &vals[K_DURATION];
+    odd |= !(is_none(dur) || ((dur->kind == V_INT || dur->kind == V_OTHER) && dur->small &&
+                              dur->raw[0] != '[' && dur->raw[0] != '{' && dur->raw[0] != '"'));
+    for (int k = K_CID; k <= K_PID; k++) odd |= !(plain_str(&vals[k]) || vals[k].kind == V_INT);
+    for (int k = K_ARGV; k <= K_COMMAND; k++) odd |= !(is_none(&vals[k]) || str_array(&vals[k]));
+    if (odd) m |= M_TYPES;
+    int contract = 0;
+    Val *st = &vals[K_SPAN_TYPE];
+    if (st->kind == V_STR && (st->escaped || str_eq(st, "tool"))) {
+        static const int SIX[] = {K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC};
+        for (int i = 0; i < 6; i++) contract |= vals[SIX[i]].kind == V_ABSENT; /* TT001 */
+    }
+    contract |= stream_may_break(vals, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_SHA);
+    contract |= stream_may_break(vals, K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_SHA);
+    if (vals[K_OK_PREVIEW].kind == V_TRUE) { /* TT005 (a stream flagged), TT006 (no exit 0) */
+        contract |= vals[K_OUT_TRUNC].kind == V_TRUE || vals[K_ERR_TRUNC].kind == V_TRUE;
+        contract |= !(ex->kind == V_INT && ex->num == 0);
+    }
+    Val *err = &vals[K_ERROR];
+    if (is_none(ex) && !(err->kind == V_STR && err->slen > 0)) contract = 1; /* TT007 */
+    if (contract) m |= M_CONTRACT;
+    if (str_prefix(&vals[K_SCHEMA], "import/")) m |= M_IMPORTED;
+    if (!is_none(&vals[K_NOTE])) m |= M_NOTE;
+    /* TT020: cut (by its flag: a marker would have sent the line to Python) with no byte count. */
+    if ((t_out == 1 && is_none(&vals[K_OUT_BYTES])) || (t_err == 1 && is_none(&vals[K_ERR_BYTES])))
+        m |= M_UNSIZED;
+    return m;
+}
+
 /* The same judgement as spans.quick_facts; ok=0 sends the line to Python. */
 static Facts line_facts(Val *vals) {
-    Facts f = {0, NO_EXIT, 0, NO_VALUE};
+    Facts f = {0, NO_EXIT, 0, 0, NO_VALUE};
     Val *schema = &vals[K_SCHEMA];
     int feedback = 0, truncspan = 0;
     if (schema->kind == V_STR && schema->escaped) return f;
@@ -468,6 +643,7 @@ static Facts line_facts(Val *vals) {
     else if (t_out == -1 || t_err == -1) f.flags |= F_TRUNC_UNKNOWN;
     if (h_out < 0 && h_err < 0) f.hidden = NO_VALUE;
     else f.hidden = (h_out > 0 ? h_out : 0) + (h_err > 0 ? h_err : 0);
+    f.marks = row_marks(vals, ex, t_out, t_err);
     f.ok = 1;
     return f;
 }
@@ -488,7 +664,7 @@ typedef struct {
 typedef struct {
     int64_t *off, *len, *hid;
     int32_t *line, *exit, *slow;
-    uint8_t *flag;
+    uint8_t *flag, *mark;
     IdSpan *idspan;
     Py_ssize_t rows, nslow, lines, consumed;
     long long failed, truncated, hidden_sum, last_failed, exit_unknown;
@@ -508,7 +684,7 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
             o->off[r] = base_offset + (p - data);
             o->len[r] = nl - p;
             o->line[r] = (int32_t)(first_line + line);
-            Facts f = {0, NO_EXIT, 0, NO_VALUE};
+            Facts f = {0, NO_EXIT, 0, 0, NO_VALUE};
             /* A line over the limit is Python's (reader.MAX_LINE): a bad line, on both paths. */
             if (nl - p <= max_line && parse_line(p, nl, vals)) f = line_facts(vals);
             /* Python sums without bound: a row that would overflow this sum is Python's to add. */
@@ -526,6 +702,7 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
                 }
                 o->exit[r] = f.exit;
                 o->flag[r] = f.flags;
+                o->mark[r] = f.marks;
                 o->hid[r] = f.hidden;
                 if (f.flags & F_FAILED) { o->failed++; o->last_failed = r; }
                 if (f.flags & F_EXIT_UNKNOWN) o->exit_unknown++;
@@ -534,6 +711,7 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
             } else {
                 o->exit[r] = NO_EXIT;
                 o->flag[r] = 0;
+                o->mark[r] = M_ALL; /* Python judges it: lint reads it whole */
                 o->hid[r] = NO_VALUE;
                 o->slow[o->nslow++] = (int32_t)r;
             }
@@ -551,7 +729,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*LL|L", &buf, &base_offset, &first_line, &max_line)) return NULL;
     const unsigned char *data = buf.buf, *end = data + buf.len;
     PyObject *offsets = NULL, *lengths = NULL, *line_idx = NULL, *hiddens = NULL, *exits = NULL;
-    PyObject *flagcol = NULL, *slow = NULL, *ids = NULL, *parents = NULL, *result = NULL;
+    PyObject *flagcol = NULL, *markcol = NULL, *slow = NULL, *ids = NULL, *parents = NULL, *result = NULL;
     IdSpan *idspan = NULL;
 
     Py_ssize_t nlines = 0;
@@ -562,9 +740,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     hiddens = PyByteArray_FromStringAndSize(NULL, nlines * 8);
     exits = PyByteArray_FromStringAndSize(NULL, nlines * 4);
     flagcol = PyByteArray_FromStringAndSize(NULL, nlines);
+    markcol = PyByteArray_FromStringAndSize(NULL, nlines);
     slow = PyByteArray_FromStringAndSize(NULL, nlines * 4);
     idspan = PyMem_RawMalloc(sizeof(IdSpan) * (size_t)(nlines ? nlines : 1));
-    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !slow || !idspan) {
+    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !markcol || !slow || !idspan) {
         if (!idspan) PyErr_NoMemory();
         goto done;
     }
@@ -572,7 +751,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         (int64_t *)PyByteArray_AS_STRING(offsets), (int64_t *)PyByteArray_AS_STRING(lengths),
         (int64_t *)PyByteArray_AS_STRING(hiddens), (int32_t *)PyByteArray_AS_STRING(line_idx),
         (int32_t *)PyByteArray_AS_STRING(exits), (int32_t *)PyByteArray_AS_STRING(slow),
-        (uint8_t *)PyByteArray_AS_STRING(flagcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1, 0,
+        (uint8_t *)PyByteArray_AS_STRING(flagcol), (uint8_t *)PyByteArray_AS_STRING(markcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1, 0,
     };
     Py_BEGIN_ALLOW_THREADS
     scan_lines(data, end, base_offset, first_line, max_line, &o);
@@ -602,14 +781,15 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (PyByteArray_Resize(offsets, o.rows * 8) < 0 || PyByteArray_Resize(lengths, o.rows * 8) < 0 ||
         PyByteArray_Resize(line_idx, o.rows * 4) < 0 || PyByteArray_Resize(hiddens, o.rows * 8) < 0 ||
         PyByteArray_Resize(exits, o.rows * 4) < 0 || PyByteArray_Resize(flagcol, o.rows) < 0 ||
+        PyByteArray_Resize(markcol, o.rows) < 0 ||
         PyByteArray_Resize(slow, o.nslow * 4) < 0)
         goto done;
-    result = Py_BuildValue("(nnOOOOOOOOOLLLLL)", o.consumed, o.lines, offsets, lengths, line_idx, hiddens,
+    result = Py_BuildValue("(nnOOOOOOOOOLLLLLO)", o.consumed, o.lines, offsets, lengths, line_idx, hiddens,
                            exits, flagcol, slow, ids, parents, o.failed, o.truncated, o.hidden_sum,
-                           o.last_failed, o.exit_unknown);
+                           o.last_failed, o.exit_unknown, markcol);
 done:
     Py_XDECREF(offsets); Py_XDECREF(lengths); Py_XDECREF(line_idx); Py_XDECREF(hiddens);
-    Py_XDECREF(exits); Py_XDECREF(flagcol); Py_XDECREF(slow); Py_XDECREF(ids); Py_XDECREF(parents);
+    Py_XDECREF(exits); Py_XDECREF(flagcol); Py_XDECREF(markcol); Py_XDECREF(slow); Py_XDECREF(ids); Py_XDECREF(parents);
     PyMem_RawFree(idspan);
     PyBuffer_Release(&buf);
     return result;
@@ -648,9 +828,51 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* set_secret_hints(words): the lower-case ASCII words of model/marks.py SECRET_HINTS. */
+static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "hints must be a sequence of bytes");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > MAX_HINTS) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "too many hints"); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char *s;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len) < 0 || len < 2 || len >= 64) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a hint must be 2 to 63 bytes");
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < len; j++) {
+            unsigned char ch = (unsigned char)s[j];
+            if (ch >= 128 || lower(ch) != ch) {
+                Py_DECREF(fast);
+                PyErr_SetString(PyExc_ValueError, "a hint must be lower-case ASCII");
+                return NULL;
+            }
+        }
+        memcpy(SECRETS[i], s, (size_t)len);
+        SECRETS[i][len] = 0;
+        SECRET_LENS[i] = (size_t)len;
+    }
+    memset(SECRET_PAIR, 0, sizeof(SECRET_PAIR));
+    for (Py_ssize_t h = 0; h < n; h++) {
+        unsigned char a = (unsigned char)SECRETS[h][0], b = (unsigned char)SECRETS[h][1];
+        unsigned char as[2] = {a, (a >= 'a' && a <= 'z') ? a - 32 : a};
+        unsigned char bs[2] = {b, (b >= 'a' && b <= 'z') ? b - 32 : b};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++) SECRET_PAIR[(unsigned)as[i] << 8 | bs[j]] |= (uint32_t)1 << h;
+    }
+    NSECRETS = (int)n;
+    Py_DECREF(fast);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "Scan complete JSON lines of a buffer into index columns."},
     {"set_hints", set_hints, METH_VARARGS, "Set the marker hint words (UTF-8 bytes)."},
+    {"set_secret_hints", set_secret_hints, METH_VARARGS, "Set the secret hint words (lower-case ASCII)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -673,7 +895,14 @@ PyMODINIT_FUNC PyInit__scan(void) {
         PyModule_AddIntConstant(m, "NULL_EXIT", F_NULL_EXIT) < 0 ||
         PyModule_AddIntConstant(m, "EXIT_UNKNOWN", F_EXIT_UNKNOWN) < 0 ||
         PyModule_AddIntConstant(m, "NO_EXIT", NO_EXIT) < 0 ||
-        PyModule_AddIntConstant(m, "NO_VALUE", NO_VALUE) < 0) {
+        PyModule_AddIntConstant(m, "NO_VALUE", NO_VALUE) < 0 ||
+        PyModule_AddIntConstant(m, "M_SECRET", M_SECRET) < 0 ||
+        PyModule_AddIntConstant(m, "M_CONTRACT", M_CONTRACT) < 0 ||
+        PyModule_AddIntConstant(m, "M_TYPES", M_TYPES) < 0 ||
+        PyModule_AddIntConstant(m, "M_IMPORTED", M_IMPORTED) < 0 ||
+        PyModule_AddIntConstant(m, "M_NOTE", M_NOTE) < 0 ||
+        PyModule_AddIntConstant(m, "M_UNSIZED", M_UNSIZED) < 0 ||
+        PyModule_AddIntConstant(m, "M_ALL", M_ALL) < 0) {
         Py_DECREF(m);
         return NULL;
     }

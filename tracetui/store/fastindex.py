@@ -16,13 +16,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tracetui.model import markers
+from tracetui.model import markers, marks
 from tracetui.store.reader import MAX_LINE, RawLine, iter_lines, open_regular
 
 try:
     from tracetui.store import _scan  # type: ignore[attr-defined]
 
     _scan.set_hints([h.encode() for h in markers._HINTS])
+    _scan.set_secret_hints(marks.secret_words())
 except ImportError:  # built without a C compiler: the Python path does the same work
     _scan = None
 

@@ -28,6 +28,7 @@ from dataclasses import replace
 from itertools import repeat
 from typing import cast
 
+from tracetui.model.marks import ALL as ALL_MARKS
 from tracetui.model.flags import (
     BAD,
     EXIT_UNKNOWN,
@@ -68,6 +69,8 @@ class RunIndex:
         self.length = array("q")
         self.line_no = array("i")
         self.flags = array("B")
+        self.marks = array("B")
+        """Per row, which lint rules may need to read it (:mod:`tracetui.model.marks`)."""
         self.exit = array("i")
         self.hidden = array("q")
         self.ids: list[str | None] = []
@@ -192,6 +195,7 @@ class RunIndex:
         self.length.append(raw.length)
         self.line_no.append(raw.line_no)
         self.flags.append(0)
+        self.marks.append(ALL_MARKS)  # read line by line: the scanner did not judge it
         self.exit.append(NO_EXIT)
         self.hidden.append(NO_VALUE)
         self.ids.append(None)
@@ -239,6 +243,10 @@ class RunIndex:
             self.hidden.frombytes(hidden)
             self.exit.frombytes(exits)
             self.flags.frombytes(flags)
+            if len(res) > 16:
+                self.marks.frombytes(res[16])
+            else:  # rows restored without their marks: every rule reads them
+                self.marks.extend(repeat(ALL_MARKS, n))
             self.ids.extend(ids)
             stats = self.stats
             stats.spans += n - len(batch.slow_lines)

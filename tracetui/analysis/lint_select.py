@@ -1,0 +1,144 @@
+"""Which rows ``tracetui lint`` must read in full, from the index's columns (lint at summary speed).
+
+The C scanner marks each row with the rules that may fire on it (:mod:`tracetui.model.marks`):
+a mark is conservative (it may be set where nothing fires, never missing where something
+does). Lint reads in full, through :meth:`RunIndex.get`, only
+
+- rows with a :data:`~tracetui.model.marks.FULL_READ` mark (a secret word, a contract field that
+  may be broken, a field of an odd type, an imported record, a cut of unknown size), and rows
+  the scanner did not judge (marked ``ALL``: bad lines, the scanner's slow lines, re-runs, rows
+  read line by line);
+- rows that failed with an exit code and were cut (TT019 reads their streams);
+- rows with a note that failed or were cut, when a look at the note's bytes finds that it
+  predicts success (TT022), or cannot tell.
+
+Every other row can fire no per-record rule, so it is not read; the whole-run rules (TT010–TT012,
+TT018, TT021) use the columns and read what they need themselves. TT015, the slowest rule (every
+redaction pattern over every text), is given only the rows marked SECRET.
+
+The selection is only as sound as the marks, so it gives up (every row is read, with every rule)
+when the index has no marks for some row, or when a rule or redaction pattern exists that the
+marks were not written for: :data:`MARKED_RULES` and ``SECRET_HINTS`` name what they cover.
+tests/unit/test_lint_fast.py compares this path with the full reading on every fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tracetui.analysis.lint_registry import RULES
+from tracetui.analysis.notes import predicted_success
+from tracetui.analysis.raw_lines import RawLines, json_string, value_at
+from tracetui.model import marks
+from tracetui.model.flags import FAILED, NULL_EXIT, TRUNCATED
+from tracetui.record.redact import DEFAULT_RULES
+from tracetui.store.index import RunIndex
+
+SECRET_RULE = "TT015"
+"""The rule given only the rows marked SECRET."""
+MARKED_RULES = frozenset(
+    {f"TT{n:03d}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 14, 15, 16, 17, 19, 20, 22, 23, 24, 25)}
+)
+"""The per-record rules the marks and flags were written for (TT016, invalid UTF-8, is a line
+the scanner leaves to Python: marked ALL)."""
+
+Selection = list[tuple[int, bool]]
+"""``(row, secrets)`` in row order: the rows to read, and whether TT015 must look at each."""
+
+# Byte value → 1 when the marks send the row to the full reading / when it carries a note.
+_READ_MARKS = bytes(1 if m & marks.FULL_READ else 0 for m in range(256))
+_NOTE_MARKS = bytes(1 if m & marks.NOTE else 0 for m in range(256))
+_SECRET_MARKS = bytes(1 if m & marks.SECRET else 0 for m in range(256))
+# Flags → 1 for a row that exited nonzero with a code and was cut (TT019 may fire) / that
+# exited nonzero with a code or was cut (TT022 asks its note).
+_FAILED_CUT = bytes(
+    1 if f & TRUNCATED and f & FAILED and not f & NULL_EXIT else 0 for f in range(256)
+)
+_FAILED_OR_CUT = bytes(
+    1 if f & TRUNCATED or (f & FAILED and not f & NULL_EXIT) else 0 for f in range(256)
+)
+_NOTE_KEY = b'"agent_note"'
+
+
+def selection_usable(index: RunIndex) -> bool:
+    """Whether the marks can choose the rows: every row has them, and they cover every rule."""
+    record_rules = {r.code for r in RULES.values() if r.on in ("tool", "record")}
+    if not record_rules <= MARKED_RULES:
+        return False  # a rule the marks know nothing of: it must see every row
+    if not {r.name for r in DEFAULT_RULES} <= marks.SECRET_HINTS.keys():
+        return False  # a redaction pattern without its words: TT015 must see every row
+    return len(index.marks) >= len(index)
+
+
+def rows_to_read(index: RunIndex) -> Selection:
+    """The rows lint must read, in row order, each with whether TT015 must look at it.
+
+    Call :func:`selection_usable` first; this trusts the marks.
+    """
+    n = len(index)
+    row_marks = index.marks[:n].tobytes()
+    flags = index.flags[:n].tobytes()
+    read = _or(row_marks.translate(_READ_MARKS), flags.translate(_FAILED_CUT))
+    ask = _and(row_marks.translate(_NOTE_MARKS), flags.translate(_FAILED_OR_CUT))
+    rows = set(_ones(read))
+    rows.update(_notes_to_read(index, (r for r in _ones(ask) if r not in rows)))
+    secret = row_marks.translate(_SECRET_MARKS)
+    chosen = sorted(rows)
+    unmarked = _secrets_unmarked(index, (r for r in chosen if row_marks[r] == marks.ALL))
+    return [(row, secret[row] == 1 and unmarked.get(row, True)) for row in chosen]
+
+
+def _secrets_unmarked(index: RunIndex, rows: Iterable[int]) -> dict[int, bool]:
+    """Row → whether TT015 must look at it, for rows the scanner did not mark (its slow lines):
+    the same search over the raw line's bytes (a bad line, or one not where the index says,
+    is read whatever this says)."""
+    out = {}
+    bad = index.bad
+    with RawLines(index) as raw:
+        for row in rows:
+            got = None if row in bad else raw.locate(row)
+            if got is not None:
+                buf, start, end = got
+                out[row] = marks.line_may_hold_secret(buf[start:end])
+    return out
+
+
+def _notes_to_read(index: RunIndex, rows: Iterable[int]) -> list[int]:
+    """Of ``rows`` (failed or cut, with a note), those whose note may predict success: read in
+    full, so TT022 says so in its own words. A note is judged from its bytes when the line holds
+    its key once and its value is a plain string; otherwise the row is read."""
+    out = []
+    with RawLines(index) as raw:
+        for row in rows:
+            got = raw.locate(row)
+            if got is None:
+                out.append(row)  # not where the index says: the full reading reports it
+                continue
+            buf, start, end = got
+            if buf.count(_NOTE_KEY, start, end) != 1:
+                out.append(row)
+                continue
+            note = json_string(buf, value_at(buf, _NOTE_KEY, start, end), end)
+            if note is None or predicted_success(note) is not None:
+                out.append(row)
+    return out
+
+
+def _or(a: bytes, b: bytes) -> bytes:
+    """Byte-wise OR of two 0/1 columns of the same length, at C speed."""
+    return (int.from_bytes(a, "little") | int.from_bytes(b, "little")).to_bytes(len(a), "little")
+
+
+def _and(a: bytes, b: bytes) -> bytes:
+    """Byte-wise AND of two 0/1 columns of the same length, at C speed."""
+    return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(len(a), "little")
+
+
+def _ones(column: bytes) -> list[int]:
+    """Positions of the 1 bytes of a 0/1 column."""
+    out = []
+    at = column.find(1)
+    while at >= 0:
+        out.append(at)
+        at = column.find(1, at + 1)
+    return out

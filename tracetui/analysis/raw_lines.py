@@ -1,0 +1,121 @@
+"""The raw bytes of indexed rows, read straight from a run's members, and byte-level looks at
+them: for the passes over a finished index that must not parse every row they look at (the
+suspicion count, lint's choice of the rows it reads).
+
+The looks take the first occurrence of a key for the record's own: callers make sure it is the
+only one (or only ask of keys that tracetui's dialects write once, before any preview).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import loads
+
+_SPACE = b" \t\r\n:"
+
+
+def value_at(buf: bytes, key: bytes, start: int, end: int) -> int:
+    """Where ``key``'s value starts in ``buf[start:end]`` (spaces and the colon skipped); -1
+    when the key is not there."""
+    at = buf.find(key, start, end)
+    if at < 0:
+        return -1
+    at += len(key)
+    while at < end and buf[at] in _SPACE:
+        at += 1
+    return at
+
+
+def json_string(buf: bytes, at: int, end: int) -> str | None:
+    """The JSON string starting at ``buf[at]``, decoded; None when no plain string is there."""
+    if at >= end or buf[at] != 0x22:  # '"'
+        return None
+    close = buf.find(b'"', at + 1, end)
+    while close > 0 and buf[close - 1] == 0x5C:  # a backslash: escaped, unless itself escaped
+        slashes = 1
+        while buf[close - 1 - slashes] == 0x5C:
+            slashes += 1
+        if slashes % 2 == 0:
+            break
+        close = buf.find(b'"', close + 1, end)
+    if close < 0:
+        return None
+    value = load_json(buf[at : close + 1])
+    return value if isinstance(value, str) else None
+
+
+def load_json(data: bytes) -> Any:
+    try:
+        return loads(data)[0]
+    except ValueError:
+        return None
+
+
+CHUNK = 4 << 20
+"""Bytes read from a member at a time by :meth:`RawLines.locate`."""
+
+
+class RawLines:
+    """The raw bytes of rows, read straight from the members (one descriptor each).
+
+    For a finished index (``summary``): reading through :meth:`RunIndex.get` would parse every
+    row it reads, which is what this scan avoids. A member that cannot be opened reads as
+    nothing (its rows are skipped, as lint reports them unreadable).
+    """
+
+    def __init__(self, index: RunIndex) -> None:
+        self.index = index
+        self.fds: list[int] = []
+        self.chunk = b""
+        self.chunk_member = -1
+        self.chunk_base = 0
+
+    def __enter__(self) -> RawLines:
+        for im in self.index.members:
+            try:
+                fd = os.open(im.readable, os.O_RDONLY) if im.readable else -1
+            except OSError:
+                fd = -1
+            self.fds.append(fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fd in self.fds:
+            if fd >= 0:
+                os.close(fd)
+        self.fds.clear()
+
+    def locate(self, row: int) -> tuple[bytes, int, int] | None:
+        """``(buffer, start, end)``: row ``row``'s bytes are ``buffer[start:end]``.
+
+        Rows asked in set order are served from one large read of their member at a time: the
+        looks at a row search the buffer in place, with no read or copy per row.
+        """
+        ix = self.index
+        mno, offset, length = ix.member_no[row], ix.offset[row], ix.length[row]
+        base = self.chunk_base
+        if mno != self.chunk_member or offset < base or offset + length > base + len(self.chunk):
+            fd = self.fds[mno]
+            try:
+                self.chunk = os.pread(fd, max(CHUNK, length), offset) if fd >= 0 else b""
+            except OSError:
+                self.chunk = b""
+            self.chunk_member, self.chunk_base = mno, offset
+            base = offset
+        start = offset - base
+        if start + length > len(self.chunk):
+            return None  # the file is shorter than indexed (truncated since?)
+        return self.chunk, start, start + length
+
+    def line(self, row: int) -> bytes | None:
+        ix = self.index
+        fd = self.fds[ix.member_no[row]]
+        length = ix.length[row]
+        try:
+            data = os.pread(fd, length, ix.offset[row]) if fd >= 0 else b""
+        except OSError:
+            return None
+        return data if len(data) == length else None
