@@ -85,3 +85,19 @@ async def test_failures_only_leaves_the_unknown_exit_out(tmp_path: Path) -> None
         view = app.query_one(SpanList).view
         assert view is not None and view.mask == FAILED
         assert [view.row_at(i) for i in range(len(view))] == [0]
+
+
+async def test_detail_says_the_exit_is_unknown_and_why(tmp_path: Path) -> None:
+    from tracetui.store.runset import open_paths
+    from tracetui.ui.app import TraceApp
+    from tracetui.ui.widgets.detail import DetailPane
+
+    app = TraceApp(open_paths([str(_session(tmp_path))]), follow=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("G")
+        await settle(pilot)
+        assert app.selected_row == 2
+        detail = app.query_one(DetailPane).body.content.plain
+        (line,) = [x for x in detail.splitlines() if x.lstrip().startswith("exit")]
+        assert "unknown: no result" in line
