@@ -24,8 +24,9 @@ import orjson
 from tracetui.importers._common import ImportProblem, Problems
 from tracetui.importers.registry import IMPORTERS, by_name
 from tracetui.importers.sniffing import sniff, sniff_folder
+from tracetui.importers.unknown import not_a_trace
 
-__all__ = ["IMPORTERS", "ImportProblem", "convert", "sniff", "sniff_folder"]
+__all__ = ["IMPORTERS", "ImportProblem", "convert", "not_a_trace", "sniff", "sniff_folder"]
 
 
 def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:

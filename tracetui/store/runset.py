@@ -287,6 +287,9 @@ def open_path(path: str) -> list[Run]:
     fmt = importers.sniff(path)
     if fmt is not None:
         return [Run(base=path, members=[Member(path, 0, path.endswith(".gz"))], source_format=fmt)]
+    what = importers.not_a_trace(path)  # JSON, but no trace: one line, not a run of bad lines
+    if what is not None:
+        raise RunSetError(f"{path}: {what}")
     if over_max(name) is not None:  # named on purpose, yet no member: read it alone
         note = f"{name}: rotation number over {MAX_MEMBER:,}: read as a run of its own"
         return [Run(base=path, members=[Member(path, 0, name.endswith(".gz"))], notes=[note])]
