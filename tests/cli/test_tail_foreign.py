@@ -20,8 +20,8 @@ AGENTS = Path(__file__).resolve().parents[1] / "data" / "agents"
 @pytest.mark.parametrize(
     ("name", "ids"),
     [
-        # toolu_06 never got its result: still running as far as tail can tell, so not printed.
-        ("claude_session.jsonl", ["toolu_01", "toolu_02", "toolu_03", "toolu_04", "toolu_05"]),
+        # toolu_06 never got its result: --once ends it as a whole conversion does.
+        ("claude_session.jsonl", [f"toolu_{n:02d}" for n in range(1, 7)]),
         ("codex_exec.jsonl", ["item_0", "item_1", "item_2"]),
         ("swe_agent.traj", [f"step-{n}" for n in range(1, 7)]),
     ],
@@ -36,6 +36,13 @@ def test_once_prints_the_completed_calls(
     assert [str(o["command_id"]) for o in objs] == ids
     assert all(o["file"] == str(AGENTS / name) for o in objs)
     assert "another agent's trace" not in captured.err
+
+
+def test_once_ends_a_call_still_waiting_as_summary_does(capsys: pytest.CaptureFixture[str]) -> None:
+    path = AGENTS / "claude_session.jsonl"
+    assert main(["tail", "--once", "--json", "-n", "1", str(path)]) == 0
+    (last,) = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
+    assert (last["command_id"], last["exit_code"], last["error"]) == ("toolu_06", None, None)
 
 
 def _spawn(args: list[str]) -> subprocess.Popen[str]:

@@ -294,6 +294,9 @@ def _traj(steps: int, first_action: str | None = None) -> bytes:
     if first_action is not None:
         doc["trajectory"][0]["action"] = first_action
     doc.get("history", []).clear()
+    # While SWE-agent runs, its info has no exit status or submission yet.
+    doc["info"].pop("exit_status", None)
+    doc["info"].pop("submission", None)
     return json.dumps(doc, indent=1).encode()
 
 

@@ -87,7 +87,7 @@ def _tail(args: argparse.Namespace) -> int:
     for src in followers:
         # What is already there: all of it with --from-start, else only the last N rows.
         keep = None if args.from_start else args.lines
-        src.catch_up(keep)
+        src.catch_up(keep, once=args.once)
     out.flush()
     if args.once:
         return 0
@@ -162,7 +162,9 @@ class _Source:
                 continue  # the trace was converted again from its start: printed already
             self.pending.append((r, it))
 
-    def catch_up(self, keep: int | None) -> None:
+    def catch_up(self, keep: int | None, *, once: bool = False) -> None:
+        from tracetui.live.foreign import ForeignFollower
+
         f = self.follower
         if keep is not None:
             self.pending = deque(maxlen=keep) if keep else deque(maxlen=0)
@@ -171,6 +173,8 @@ class _Source:
             if keep is None:
                 self._print()
             f.poll_once()
+        if once and isinstance(f, ForeignFollower):
+            f.finish()  # read as it is: a call still waiting ends as in a whole conversion
         self._print()
         self.pending = deque()
 

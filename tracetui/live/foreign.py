@@ -155,6 +155,13 @@ class ForeignFollower:
         rows = self._poll_lines() if self.by_line else self._poll_document()
         return self._flush(rows)
 
+    def finish(self) -> int:
+        """The trace is read as it is now, for good (``tail --once``): the calls still held end
+        as a whole-file conversion ends them (no result recorded). Rows added."""
+        if self._lines is None:
+            return 0
+        return self._flush(self._lines.finish())
+
     def _flush(self, rows: list[tuple[int, Span | BadLine]]) -> int:
         if rows and self.on_rows is not None:
             known: dict[int, Item] = dict(rows)

@@ -28,13 +28,17 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from tracetui.live.follow import Follower
+from tracetui.live.foreign import ForeignFollower
 from tracetui.live.watch import Waiter, make_waiter
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import table_for
+from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.host import ViewerHost
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
 from tracetui.ui.screens.run_picker import RunPicker
+from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.running import running_text
 
 MAX_BACKLOG = 20_000
 """Rows appended but not yet taken into the list before the follower waits for the UI."""
@@ -53,6 +57,10 @@ class LiveUpdate(Message):
     """After a re-open: the index row to put the cursor back on."""
     generation: int = 0
     """Which follower sent it: messages from a stopped one are dropped."""
+    running: bool = False
+    """A foreign session's running calls changed (``ForeignFollower.pending``)."""
+    reset: RunIndex | None = None
+    """A foreign trace was converted again from its start, into this index."""
 
 
 class PausableWaiter(Waiter):
@@ -97,7 +105,7 @@ class LiveFollow:
 
     def __init__(self, app: ViewerHost) -> None:
         self.app = app
-        self.follower: Follower | None = None
+        self.follower: Follower | ForeignFollower | None = None
         self.waiter: PausableWaiter | None = None
         self.paused = False
         """Set by the user (``f``): no rows are read or taken in."""
@@ -121,21 +129,32 @@ class LiveFollow:
     def open(self, run: Run, *, keep_row: int | None = None) -> bool:
         """Follow ``run`` (catch-up on a worker, then the follower's thread); False if frozen."""
         self.stop()
-        if not self.app.follow or run.source_format is not None:
-            # --no-follow, or a foreign trace converted once: build_index as before.
+        if not self.app.follow:
+            # --no-follow: build_index as before.
             self.refresh_header()
             return False
         self.generation += 1
         self.paused = False
         gen = self.generation
-        self.follower = Follower(
-            run,
-            on_new_run=lambda path: self._post(LiveUpdate(new_run=path, generation=gen)),
-            on_note=lambda text: self._post(LiveUpdate(note=text, generation=gen)),
-            backlog=self._backlog,
-            max_backlog=MAX_BACKLOG,
-            watch_dir=True,
-        )
+        if run.source_format is not None:
+            # Another agent's session: converted as it grows (live/foreign.py).
+            self.follower = ForeignFollower(
+                run,
+                on_note=lambda text: self._post(LiveUpdate(note=text, generation=gen)),
+                on_pending=lambda: self._post(LiveUpdate(running=True, generation=gen)),
+                on_reset=lambda index: self._reset(index, gen),
+                backlog=self._backlog,
+                max_backlog=MAX_BACKLOG,
+            )
+        else:
+            self.follower = Follower(
+                run,
+                on_new_run=lambda path: self._post(LiveUpdate(new_run=path, generation=gen)),
+                on_note=lambda text: self._post(LiveUpdate(note=text, generation=gen)),
+                backlog=self._backlog,
+                max_backlog=MAX_BACKLOG,
+                watch_dir=True,
+            )
         self.taken = 0
         follower = self.follower
         self.app.run_worker(
@@ -148,7 +167,9 @@ class LiveFollow:
         )
         return True
 
-    def _catch_up(self, follower: Follower, gen: int, keep_row: int | None) -> None:
+    def _catch_up(
+        self, follower: Follower | ForeignFollower, gen: int, keep_row: int | None
+    ) -> None:
         """Worker thread: read what the run holds now, show it, then start following."""
         total = 0
         for m in follower.run.members:
@@ -185,7 +206,12 @@ class LiveFollow:
         # Paused (f) during the catch-up: the thread must start paused too, not read on.
         self.waiter.set_paused(self.paused)
         follower.start(self.waiter)
-        self._post(LiveUpdate(generation=gen))  # refresh the header: LIVE
+        self._post(LiveUpdate(running=True, generation=gen))  # the header says LIVE; running calls
+
+    def _reset(self, index: RunIndex, gen: int) -> None:
+        """Follower thread: a foreign trace is converted again into ``index`` (shown as new)."""
+        table_for(index)
+        self._post(LiveUpdate(reset=index, generation=gen))
 
     def stop(self) -> None:
         """Stop the follower thread and close its files (the index stays readable)."""
@@ -220,6 +246,8 @@ class LiveFollow:
             )
         if msg.new_run:
             self._new_run(msg.new_run)
+        if msg.reset is not None:
+            self._show_reset(msg.reset)
         if msg.select is not None and app.index is not None and msg.select < len(app.index):
             app.select_row(msg.select)
         if msg.rows:
@@ -230,13 +258,35 @@ class LiveFollow:
                 self._view, self._mark = view, len(view)
             app.rows_appended()
             self.taken = seen
+        if isinstance(self.follower, ForeignFollower) and (msg.rows or msg.running):
+            follower = self.follower
+            fresh = None if follower.by_line else follower.fresh
+            view = app.spans.view
+            shown = len(view) if view is not None and view.mask == 0 else len(follower.index)
+            app.spans.set_running(follower.running(shown), fresh)
         self.cursor_moved()
+
+    def _show_reset(self, index: RunIndex) -> None:
+        """A foreign trace converted again: show the new index, the cursor on the same call."""
+        app = self.app
+        old, row = app.index, app.selected_row
+        cid = old.ids[row] if old is not None and row is not None and row < len(old) else None
+        self.taken = len(index)
+        self._view = None
+        app.post_message(IndexReady(index))
+        keep = index.id_rows.get(cid) if cid is not None else None
+        if keep is not None:
+            self._post(LiveUpdate(select=keep, generation=self.generation))
 
     def cursor_moved(self) -> None:
         """The cursor moved (or rows arrived): on the bottom row nothing is "new" any more."""
         view = self.app.spans.view
         if view is not None and (view is not self._view or self.app.spans.cursor >= len(view) - 1):
             self._view, self._mark = view, len(view)
+        call = self.app.spans.running_call()
+        if call is not None:
+            # On a call still running: the detail pane says since when (it has no row yet).
+            self.app.query_one(DetailPane).body.update(running_text(call))
         self.refresh_header()
 
     def refresh_header(self) -> None:
@@ -251,9 +301,6 @@ class LiveFollow:
         if self.follower is None:
             run = app.run_
             if run is None:
-                return
-            if run.source_format is not None:
-                app.notify("an imported trace cannot be followed", timeout=4)
                 return
             app.follow = True
             keep = app.selected_row

@@ -21,8 +21,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tracetui.analysis.rows import COLUMNS, RowView, row_cells
+from tracetui.analysis.rows import COLUMNS, Cell, RowView, row_cells
 from tracetui.analysis.search import match_spans
+from tracetui.store.live_import import RunningCall
+from tracetui.ui.widgets.running import running_cells
 
 RIGHT_ALIGNED = {2, 3, 4, 5}
 """Columns of numbers (exit, duration, out, err) line up on the right."""
@@ -42,9 +44,13 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         "spanlist--ok",
         "spanlist--badge",
         "spanlist--match",
+        "spanlist--running",
+        "spanlist--new",
     }
     DEFAULT_CSS = """
     SpanList > .spanlist--match { text-style: reverse bold; }
+    SpanList > .spanlist--running { color: $tt-accent; text-style: italic; }
+    SpanList > .spanlist--new { text-style: bold underline; }
     """
 
     @dataclass
@@ -71,6 +77,51 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         self._style_epoch = 0
         self._styles: dict[str, Style] = {}
         """Component styles by name; looking them up in the CSS per cell was most of a row's cost."""
+        self.running: tuple[RunningCall, ...] = ()
+        """Calls of a followed foreign session not yet rows, drawn after the rows (unfiltered)."""
+        self.fresh: frozenset[int] = frozenset()
+        """Rows a re-read of a whole-document trace added: their ID is marked."""
+
+    def on_mount(self) -> None:
+        # A running call's elapsed time moves: redraw its rows now and then (only when shown).
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self.shown_running:
+            self.refresh()
+
+    @property
+    def shown_running(self) -> tuple[RunningCall, ...]:
+        """The running calls drawn after the rows: none under a filter (they match none yet)."""
+        view = self.view
+        return self.running if view is not None and view.mask == 0 else ()
+
+    def _total(self) -> int:
+        """Positions the cursor can take: the view's rows, then the running calls."""
+        return (len(self.view) if self.view is not None else 0) + len(self.shown_running)
+
+    def running_call(self) -> RunningCall | None:
+        """The running call under the cursor; None when the cursor is on a row."""
+        n = len(self.view) if self.view is not None else 0
+        calls = self.shown_running
+        return calls[self.cursor - n] if n <= self.cursor < n + len(calls) else None
+
+    def set_running(
+        self, calls: tuple[RunningCall, ...], fresh: frozenset[int] | None = None
+    ) -> None:
+        """The running calls to draw (a snapshot from the follower), and rows to mark new."""
+        if fresh is not None and fresh != self.fresh:
+            self.fresh = fresh
+            self._strips.clear()
+        if calls == self.running and fresh is None:
+            return
+        on_running = self.running_call() is not None
+        self.running = calls
+        self._update_size()
+        self.refresh()
+        if on_running or self.cursor >= self._total():
+            # What is under the cursor changed (the call completed in place, or is gone).
+            self.move_to(self.cursor, force=True)
 
     # ------------------------------------------------------------------ state
     def set_view(self, view: RowView, row: int | None = None) -> None:
@@ -90,13 +141,17 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """
         if self.view is None:
             return 0
+        on_running = self.running_call() is not None
         at_end = len(self.view) == 0 or self.cursor == len(self.view) - 1
         added = self.view.sync()
         if added:
             self.latest_failure = self.view.index.latest_failure
             self._update_size()
             self.refresh()
-            if follow_tail and at_end:
+            if on_running:
+                # Calls become rows in place: the position keeps its call, which may be a row now.
+                self.move_to(self.cursor, force=True, live=True)
+            elif follow_tail and at_end:
                 self.move_to(len(self.view) - 1, live=True)
         return added
 
@@ -108,13 +163,12 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             self.refresh()
 
     def _update_size(self) -> None:
-        n = len(self.view) if self.view is not None else 0
-        self.virtual_size = Size(self.scrollable_content_region.width, n)
+        self.virtual_size = Size(self.scrollable_content_region.width, self._total())
 
     @property
     def selected_row(self) -> int | None:
-        if self.view is None or len(self.view) == 0:
-            return None
+        if self.view is None or not 0 <= self.cursor < len(self.view):
+            return None  # an empty view, or the cursor on a running call
         return self.view.row_at(self.cursor)
 
     @property
@@ -125,7 +179,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         self, pos: int, *, force: bool = False, center: bool = False, live: bool = False
     ) -> None:
         """Put the cursor at view position ``pos`` (clamped), scroll it into sight, announce it."""
-        n = len(self.view) if self.view is not None else 0
+        n = self._total()
         pos = max(0, min(pos, n - 1)) if n else 0
         if pos == self.cursor and not force:
             return
@@ -165,7 +219,14 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         width = self.scrollable_content_region.width
         pos = int(self.scroll_y) + y
         view = self.view
-        if view is None or pos >= len(view) or width <= 0:
+        if view is None or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        if pos >= len(view):
+            calls = self.shown_running
+            if pos - len(view) < len(calls):  # elapsed time moves: never cached
+                call = calls[pos - len(view)]
+                cells = running_cells(view.index, call)
+                return self._strip(cells, width, pos == self.cursor, badge=False)
             return Strip.blank(width, self.rich_style)
         row = view.row_at(pos)
         key = (row, width, pos == self.cursor, view.index.generation, row == self.latest_failure)
@@ -195,13 +256,18 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         assert self.view is not None
         index = self.view.index
         cells = row_cells(index, row, index.get(row))
+        if row in self.fresh:  # new since the last re-read of a whole-document trace
+            cells[1] = Cell(cells[1].text, "new")
+        return self._strip(cells, width, cursor, badge=row == self.latest_failure)
+
+    def _strip(self, cells: list[Cell], width: int, cursor: bool, *, badge: bool) -> Strip:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         for i, ((_title, w), cell) in enumerate(zip(COLUMNS, cells[:-1], strict=True)):
             body = cell.text[:w]
             body = body.rjust(w) if i in RIGHT_ALIGNED else body.ljust(w)
             text.append(body, self._style(cell.style))
             text.append(" ")
-        if row == self.latest_failure:
+        if badge:
             text.append(" LATEST FAILURE ", self._style("badge"))
             text.append(" ")
         argv = cells[-1]  # the last cell, ARGV, takes the rest of the width
