@@ -431,3 +431,13 @@ def test_tail_line_names_the_exit(tmp_path: Path, case: str, shown: str) -> None
     assert got.returncode == 0, got.stderr
     (line,) = got.stdout.splitlines()
     assert f"  {shown} " in line
+
+
+def test_summary_text_shows_a_failure_without_a_code_as_a_dash(tmp_path: Path) -> None:
+    _id, name, text, _want = next(c for c in FORMAT_CASES if c[0] == "swe-traceback")
+    path = tmp_path / name
+    path.write_text(text)
+    got = _summary(path)
+    assert got.returncode == 0, got.stderr
+    (line,) = [x for x in got.stdout.splitlines() if x.startswith("latest failure")]
+    assert line.startswith("latest failure  exit —  bash -lc 'python x.py'")

@@ -72,7 +72,8 @@ def main(args: argparse.Namespace) -> int:
         cid = lf["command_id"]
         named = f"  id {_shown(indexes, cid, whole=False)}" if isinstance(cid, str) else ""
         print(
-            f"latest failure  exit {lf['exit_code']}  {quote_argv(lf['argv'] or [])}  ({where}){named}"
+            f"latest failure  exit {'—' if lf['exit_code'] is None else lf['exit_code']}"
+            f"  {quote_argv(lf['argv'] or [])}  ({where}){named}"
         )
     for chain in result["chains"]:
         root = _shown(indexes, chain["root"]) if isinstance(chain["root"], str) else "?"
