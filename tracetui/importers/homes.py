@@ -277,6 +277,10 @@ def _project_folders(projects: str, places: list[str]) -> tuple[list[str], str |
 
 def _claude_sessions(projects: str, places: list[str]) -> list[Session]:
     folders, mine = _project_folders(projects, places)
+    if mine is not None:
+        own = [Session(s.path, s.agent, s.mtime, True) for s in claude_sessions_in(mine)]
+        if own:  # a session of this directory beats any other: the rest need no stat
+            return own
     out: list[Session] = []
     for folder in folders:
         here = folder == mine
