@@ -66,7 +66,7 @@ enum {
     K_TOOL, K_CWD, K_STARTED, K_NOTE, K_ENCODING, K_DURATION, K_OK_PREVIEW, K_REDACTED,
     K_OUT_CLIP, K_OUT_SHA, K_OUT_FULL_SHA, K_OUT_HEAD_SHA, K_OUT_TAIL_SHA, K_OUT_ITEMS, K_OUT_PITEMS,
     K_ERR_CLIP, K_ERR_SHA, K_ERR_FULL_SHA, K_ERR_HEAD_SHA, K_ERR_TAIL_SHA, K_ERR_ITEMS, K_ERR_PITEMS,
-    K_COUNT
+    K_OUT_KEPT, K_ERR_KEPT, K_COUNT
 };
 
 static const char *KEY_NAMES[K_COUNT] = {
@@ -78,7 +78,7 @@ static const char *KEY_NAMES[K_COUNT] = {
     "stdout_clip", "stdout_sha256", "stdout_full_sha256", "stdout_head_sha256", "stdout_tail_sha256",
     "stdout_items", "preview_stdout_items",
     "stderr_clip", "stderr_sha256", "stderr_full_sha256", "stderr_head_sha256", "stderr_tail_sha256",
-    "stderr_items", "preview_stderr_items",
+    "stderr_items", "preview_stderr_items", "stdout_kept", "stderr_kept",
 };
 
 typedef struct {
@@ -508,6 +508,37 @@ static int str_array(const Val *v) {
     return 0;
 }
 
+/* A {s}_kept object as spans._kept reads it without a problem: "sha256" a string, "bytes",
+ * "unseen_start" and "unseen_end" integers of 0 or more (the last of a repeated key counts). */
+static int kept_ok(const Val *v) {
+    if (is_none(v)) return 1;
+    if (v->kind != V_OTHER || v->rawlen < 2 || v->raw[0] != '{') return 0;
+    Cur c = {v->raw + 1, v->raw + v->rawlen, 1, 0};
+    int sha = 0, nums[3] = {0, 0, 0};
+    static const char *NUMS[3] = {"bytes", "unseen_start", "unseen_end"};
+    skip_ws(&c);
+    if (c.p < c.end && *c.p == '}') return 0;
+    while (c.ok && c.p < c.end) {
+        skip_ws(&c);
+        Val key, val;
+        key.kind = val.kind = V_ABSENT;
+        parse_string(&c, &key);
+        if (!c.ok || key.escaped) return 0; /* an escape might spell one of the names */
+        skip_ws(&c);
+        c.p++; /* the colon (the line is valid JSON) */
+        skip_ws(&c);
+        parse_value(&c, &val, 2);
+        if (!c.ok) return 0;
+        if (str_eq(&key, "sha256")) sha = val.kind == V_STR;
+        for (int i = 0; i < 3; i++)
+            if (str_eq(&key, NUMS[i])) nums[i] = val.kind == V_INT && val.num >= 0;
+        skip_ws(&c);
+        if (c.p < c.end && *c.p == '}') return sha && nums[0] && nums[1] && nums[2];
+        c.p++; /* the comma */
+    }
+    return 0;
+}
+
 static const int INT_KEYS[] = {K_OUT_BYTES, K_OUT_CAP, K_OUT_HEAD, K_OUT_TAILB, K_OUT_ITEMS, K_OUT_PITEMS,
                                K_ERR_BYTES, K_ERR_CAP, K_ERR_HEAD, K_ERR_TAILB, K_ERR_ITEMS, K_ERR_PITEMS,
                                K_EXIT, K_RETURNCODE, K_REDACTED, -1};
@@ -557,6 +588,7 @@ static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err) {
     for (const int *k = STR_KEYS; *k >= 0; k++) odd |= !plain_str(&vals[*k]);
     odd |= !plain_bool(&vals[K_OUT_TRUNC]) || !plain_bool(&vals[K_ERR_TRUNC]) || !plain_bool(&vals[K_OK_PREVIEW]);
     odd |= !known_clip(&vals[K_OUT_CLIP]) || !known_clip(&vals[K_ERR_CLIP]);
+    odd |= !kept_ok(&vals[K_OUT_KEPT]) || !kept_ok(&vals[K_ERR_KEPT]);
     Val *dur = &vals[K_DURATION];
     odd |= !(is_none(dur) || ((dur->kind == V_INT || dur->kind == V_OTHER) && dur->small &&
                               dur->raw[0] != '[' && dur->raw[0] != '{' && dur->raw[0] != '"'));
