@@ -4,6 +4,7 @@ the preference for the current directory's session, and homes that hold hostile 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -336,6 +337,10 @@ def _hostile(tmp_path: Path, kind: str) -> None:
         (good / "linked.jsonl").symlink_to(outside / "secret.jsonl")
     elif kind == "fifo-named-like-a-session":
         os.mkfifo(good / "newest.jsonl")
+    elif kind == "device-named-like-a-session":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(good / "newest.jsonl", stat.S_IFCHR | 0o600, os.makedev(1, 3))  # like /dev/null
     elif kind == "dangling-link":
         (good / "gone.jsonl").symlink_to(tmp_path / "nothing-here")
 
@@ -347,6 +352,7 @@ def _hostile(tmp_path: Path, kind: str) -> None:
         "link-out-of-the-home",
         "linked-session-file",
         "fifo-named-like-a-session",
+        "device-named-like-a-session",
         "dangling-link",
     ],
 )
