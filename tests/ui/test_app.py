@@ -157,7 +157,12 @@ async def test_chain_pane_shows_tree_and_missing_parent() -> None:
         pane = app.query_one(ChainPane)
         assert pane.order == [1, 2, 5, 6]
         lines = pane.body.render().plain.splitlines()  # type: ignore[union-attr]
-        assert [ln.split(" exit")[0] for ln in lines] == ["#1", "└─ #2", "   ├─ #3", "   └─ #3"]
+        assert [ln.split(" exit")[0] for ln in lines] == [
+            "  #1",
+            "  └─ #2",
+            "     ├─ #3",
+            "▶    └─ #3",  # the selected attempt is marked first on its line
+        ]
         app.select_row(7)
         await pilot.pause()
         text = pane.body.render().plain  # type: ignore[union-attr]

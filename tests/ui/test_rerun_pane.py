@@ -211,7 +211,8 @@ async def test_the_rerun_joins_the_chain(tmp_path: Path, follow: bool) -> None:
         assert [app.index.ids[r] for r in chain.order] == [cid, *new_ids]
         assert app.index.stats.spans == 1  # a re-run is no fact about the trace
         lines = str(chain.body.render()).splitlines()
-        assert [ln[:12] for ln in lines[1:]] == ["├─ #2 exit 1", "└─ #2 exit 1"]
+        # Each line leads with the selection mark's column (▶ on the selected attempt).
+        assert [ln[:14] for ln in lines[1:]] == ["  ├─ #2 exit 1", "  └─ #2 exit 1"]
 
 
 async def test_rules_switch_the_diff_without_running_again(tmp_path: Path) -> None:

@@ -46,11 +46,13 @@ from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
 from tracetui.ui.navigate import Navigation
+from tracetui.ui.palette import UNMEASURED_THEMES, readable_variables
 from tracetui.ui.report_export import export_report
 from tracetui.ui.screens.confirm_rerun import start_rerun
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.screens.stats import show_stats
+from tracetui.ui.screens.unseen import show_unseen
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
@@ -101,6 +103,14 @@ class TraceApp(Navigation, App[int]):
         """The newest rows of a big run, shown until its full index is ready."""
         self._pane_timer: Timer | None = None
         self.peek_start: int | None = None
+        for name in UNMEASURED_THEMES:  # the terminal's colours: contrast unknown (ui/palette.py)
+            self.unregister_theme(name)
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables plus our ``tt-*`` text colours, readable in it (ui/palette.py)."""
+        variables = super().get_css_variables()
+        self.theme_variables = {**variables, **readable_variables(variables)}
+        return self.theme_variables
 
     def _handle_exception(self, error: Exception) -> None:
         # A crash is tracetui's to report once the terminal is back (ui/launch.py, crash.py):
@@ -433,8 +443,8 @@ class TraceApp(Navigation, App[int]):
     def on_rerun_pane_recorded(self, msg: RerunPane.Recorded) -> None:
         """A re-run was written to the run's re-runs file: show its row in the list and chain."""
         path, run, index = msg.sidecar_path, self.run_, self.index
-        if run is None or index is None:
-            return
+        if run is None or index is None or not self.screen.query(SpanList):
+            return  # (no list: the app is closing, its widgets already gone)
         run.sidecar = path
         if self.live.active:
             return  # the follower notices a new re-runs file by itself and reads it
@@ -448,6 +458,9 @@ class TraceApp(Navigation, App[int]):
 
     def action_stats(self) -> None:
         show_stats(self, self.index)  # ui/screens/stats.py
+
+    def action_unseen(self) -> None:
+        show_unseen(self, self.selected_row)  # ui/screens/unseen.py
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(list(self.BINDINGS), self.keymap))  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ class AskScreen(ModalScreen[str | None]):
         width: 90; max-width: 95%; height: auto;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    #ask-hint { color: $text-muted; }
+    #ask-hint { color: $tt-faint; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="ask.cancel", tooltip="Close, doing nothing"),

@@ -44,32 +44,57 @@ _CHROME_ROWS = 11
 (tracetui.tcss; the box is at most 90% of the window high, 90 columns or 95% wide)."""
 
 
-def describe(target: Target, timeout: float) -> Text:
-    """The facts a person needs to decide (every trace string neutralised, never markup)."""
+LABEL = 6
+"""Columns of a fact's label (``argv  ``); a wrapped value keeps this indent."""
+
+
+def hanging(label: str, value: str, width: int) -> list[str]:
+    """``label`` then ``value`` cut into lines of at most ``width`` columns, each line after the
+    first indented under the value. A line breaks after a space where it can, else mid-word;
+    no character is dropped (a space at a break stays at the end of its line)."""
+    room = max(8, width - LABEL)
+    lines: list[str] = []
+    rest = value
+    while len(rest) > room:
+        cut = rest.rfind(" ", 0, room) + 1 or room  # after the last space that fits
+        lines.append(rest[:cut])
+        rest = rest[cut:]
+    lines.append(rest)
+    return [f"{label:<{LABEL}}{lines[0]}", *(" " * LABEL + line for line in lines[1:])]
+
+
+def describe(target: Target, timeout: float, width: int = 80, faint: str = "dim") -> Text:
+    """The facts a person needs to decide (every trace string neutralised, never markup),
+    wrapped to ``width`` columns with values indented under their labels; ``faint`` is the
+    style of the labels and asides (the theme's readable faint colour, ui/palette.py)."""
     span = target.span
     shown = quote_argv(target.argv)
     t = Text(overflow="fold")  # a long word is folded, never cut: every character is drawn
     t.append("This command comes from a trace file: untrusted input.\n", "bold")
     t.append(
-        "Read it before running it. It runs uncapped, without a shell, with stdin closed,\n"
-        f"in its own process group, killed after {timeout:g} s or when you press Esc.\n\n"
+        "Read it before running it. It runs uncapped, without a shell, with stdin closed, in its"
+        f" own process group, killed after {timeout:g} s or when you press Esc.\n\n"
     )
-    t.append("argv  ", "dim")
-    t.append(shown + "\n", "bold")
-    t.append(f"      {review.size_line(target.argv, len(shown))}\n", "dim")
-    t.append("cwd   ", "dim")
-    t.append(neutralize_line(target.cwd))
+    argv = hanging("argv", shown, width)
+    t.append(argv[0][:LABEL], faint)
+    t.append("\n".join([argv[0][LABEL:], *argv[1:]]) + "\n", "bold")
+    t.append(f"{'':<{LABEL}}{review.size_line(target.argv, len(shown))}\n", faint)
+    cwd = neutralize_line(target.cwd)
     if not span.cwd:
-        t.append("   (not recorded: the run's folder)", "dim")
+        cwd += "   (not recorded: the run's folder)"
     elif span.cwd != target.cwd:
-        t.append(f"   (recorded: {neutralize_line(span.cwd)})", "dim")
-    t.append("\nspan  ", "dim")
-    t.append(neutralize_line(span.command_id or "(no id)"))
-    t.append(f"   {neutralize_line(target.index.run.name)}", "dim")
+        cwd += f"   (recorded: {neutralize_line(span.cwd)})"
+    where = hanging("cwd", cwd, width)
+    t.append(where[0][:LABEL], faint)
+    t.append("\n".join([where[0][LABEL:], *where[1:]]) + "\n")
+    ident = f"{neutralize_line(span.command_id or '(no id)')}   {target.index.run.name}"
+    which = hanging("span", neutralize_line(ident), width)
+    t.append(which[0][:LABEL], faint)
+    t.append("\n".join([which[0][LABEL:], *which[1:]]))
     sidecar = os.path.basename(sidecar_path(target.index.run.base))
-    t.append("\n\nThe re-run is recorded next to the run, in ", "dim")
-    t.append(neutralize_line(sidecar), "dim italic")
-    t.append("; the trace itself is not changed.", "dim")
+    t.append("\n\nThe re-run is recorded next to the run, in ", faint)
+    t.append(neutralize_line(sidecar), f"{faint} italic")
+    t.append("; the trace itself is not changed.", faint)
     return t
 
 
@@ -126,7 +151,7 @@ class ConfirmRerun(ModalScreen[bool]):
             box.display = bool(warning.plain)
             yield box
             with VerticalScroll(id="confirm-scroll"):
-                yield Static(describe(self.target, self.timeout), id="confirm-facts")
+                yield Static(self._facts(), id="confirm-facts")
             yield Static("", id="confirm-hint")
             with Horizontal(id="confirm-buttons"):
                 yield Button("Run it (y)", variant="warning", id="confirm-run", disabled=True)
@@ -143,7 +168,19 @@ class ConfirmRerun(ModalScreen[bool]):
         self.watch(self.facts_scroll, "scroll_y", self._check_end, init=False)
         self.call_after_refresh(self._check_end)
 
+    def _text_width(self) -> int:
+        """Columns the facts are wrapped to: the box's inside, less its scrollbar."""
+        width = self.app.size.width
+        return max(20, min(90, width * 95 // 100) - 4 - 2)
+
+    def _faint(self) -> str:
+        return self.app.theme_variables.get("tt-faint", "dim")  # ui/palette.py
+
+    def _facts(self) -> Text:
+        return describe(self.target, self.timeout, self._text_width(), self._faint())
+
     def on_resize(self, _event: Resize) -> None:
+        self.query_one("#confirm-facts", Static).update(self._facts())
         self._fit()
         self.call_after_refresh(self._check_end)
 
@@ -182,11 +219,15 @@ class ConfirmRerun(ModalScreen[bool]):
     def _show_hint(self, refused: bool = False) -> None:
         hint = self.query_one("#confirm-hint", Static)
         if self.seen_end:
-            hint.update(Text("You have seen all of it: y runs it, n or Esc cancels.", "dim"))
+            hint.update(
+                Text("You have seen all of it: y runs it, n or Esc cancels.", self._faint())
+            )
         elif refused:
             hint.update(Text(f"{NOT_SEEN.capitalize()}: ↓ PgDn or End scroll it.", "bold"))
         else:
-            hint.update(Text("↓ PgDn End: read it to its end; Run is enabled there.", "dim"))
+            hint.update(
+                Text("↓ PgDn End: read it to its end; Run is enabled there.", self._faint())
+            )
 
     # ------------------------------------------------------------------ keys
     def action_scroll_facts(self, how: str) -> None:

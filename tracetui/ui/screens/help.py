@@ -14,19 +14,45 @@ from textual.widgets import Static
 
 from tracetui.ui.keys import keys_label
 
-PANES = """\
-Header   run name, files, spans, failed, truncated, bytes hidden from the agent, bad lines.
-Spans    one row per span (or bad line): time, id, exit, duration, stdout and stderr
-         bytes/cap, ✂ when truncated (? when the dialect cannot tell), argv.
-         Red exit = failure; ERR = no exit captured; LATEST FAILURE marks the newest failure.
-Detail   argv (shell-quoted), cwd, time, exit, note; per stream the bytes never shown and
-         their share, hashes, item counts, and the preview with a banner at the clip point.
-Chain    the retry tree of the selected span: root, attempts, branches, missing parents.
-Tab moves focus between panes; arrow keys then scroll the focused pane; z zooms it.
-Esc closes or clears; q closes a zoom, a re-run pane or this screen, and quits from the list."""
+PANES = [
+    (
+        "Header",
+        "run name, files, spans, failed, truncated, bytes hidden from the agent, bad lines.",
+    ),
+    (
+        "Spans",
+        "one row per span (or bad line): time, id, exit, duration, stdout and stderr bytes/cap,"
+        " ✂ when truncated (? when the dialect cannot tell), argv. Red exit = failure; ERR = no"
+        " exit captured; LATEST FAILURE marks the newest failure.",
+    ),
+    (
+        "Detail",
+        "argv (shell-quoted), cwd, time, exit, note; per stream the bytes never shown and their"
+        " share, hashes, item counts, and the preview with a banner at the clip point. On 80"
+        " columns the bytes never shown and the banner are pinned at the top.",
+    ),
+    ("Chain", "the retry tree of the selected span: root, attempts, branches, missing parents."),
+]
+"""Each pane and what it shows: drawn as a table, so a wrapped line stays under its text."""
+
+MOVING = (
+    "Tab moves focus between panes; arrow keys then scroll the focused pane; z zooms it. Esc"
+    " closes or clears; q closes a zoom, a re-run pane or this screen, and quits from the list."
+)
 
 
-def key_table(bindings: list[Binding], keymap: dict[str, str] | None = None) -> Table:
+def panes_table() -> Table:
+    table = Table(box=None, show_header=False, expand=True, padding=(0, 1, 0, 0))
+    table.add_column("pane", no_wrap=True, style="bold")
+    table.add_column("shows", ratio=1)
+    for name, shows in PANES:
+        table.add_row(Text(name), Text(shows))
+    return table
+
+
+def key_table(
+    bindings: list[Binding], keymap: dict[str, str] | None = None, faint: str = "dim"
+) -> Table:
     """Keys (as remapped by ``keymap``), what they do, and the longer tooltip.
 
     Text cells, so nothing is read as markup.
@@ -35,7 +61,7 @@ def key_table(bindings: list[Binding], keymap: dict[str, str] | None = None) -> 
     table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
     table.add_column("key", no_wrap=True, style="bold")
     table.add_column("action", no_wrap=True)
-    table.add_column("more", style="dim", ratio=1)
+    table.add_column("more", style=faint, ratio=1)
     for b in bindings:
         keys = keymap.get(b.id or "", b.key)
         table.add_row(Text(keys_label(keys)), Text(b.description), Text(b.tooltip))
@@ -63,12 +89,12 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text("Keys", style="bold underline"))
-            yield Static(key_table(self.key_bindings, self.keymap), id="help-keys")
+            faint = self.app.theme_variables.get("tt-faint", "dim")  # readable (ui/palette.py)
+            yield Static(key_table(self.key_bindings, self.keymap, faint), id="help-keys")
             yield Static(Text("Panes", style="bold underline"))
-            yield Static(Text(PANES), id="help-panes")
-            yield Static(
-                Text("Ctrl+P opens the command palette: every action by name.", style="dim")
-            )
+            yield Static(panes_table(), id="help-panes")
+            yield Static(Text(MOVING))
+            yield Static(Text("Ctrl+P opens the command palette: every action by name.", faint))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -115,14 +115,14 @@ def when(stamp: str | None, same_day_as: str | None = None) -> str:
 
 
 def drift_words(early: float | None, late: float | None) -> tuple[str, str]:
-    """``("▲ rising", "$text-warning bold")`` and the like, for the hidden share's drift."""
+    """``("▲ rising", "$tt-warning bold")`` and the like, for the hidden share's drift."""
     if early is None or late is None:
         return "", ""
     if late - early >= DRIFT:
-        return "▲ rising", "$text-warning bold"
+        return "▲ rising", "$tt-warning bold"
     if early - late >= DRIFT:
-        return "▼ falling", "$text-success"
-    return "≈ steady", "$text-muted"
+        return "▼ falling", "$tt-success"
+    return "≈ steady", "$tt-faint"
 
 
 class StatsScreen(ModalScreen[None]):
@@ -169,7 +169,7 @@ class StatsScreen(ModalScreen[None]):
         self.query_one("#stats-failed").border_title = "failures"
         self.query_one("#stats-size").border_title = "tool response size · mean bytes per span"
         self.query_one("#stats-headline", Static).update(
-            Content.assemble((f"computing trends over {len(self.index):,} rows…", "$text-muted"))
+            Content.assemble((f"computing trends over {len(self.index):,} rows…", "$tt-faint"))
         )
         for chart in self.query(TrendChart):
             chart.show_text("…")
@@ -188,7 +188,7 @@ class StatsScreen(ModalScreen[None]):
     def on_stats_screen_failed(self, msg: Failed) -> None:
         self.query_one("#stats-headline", Static).update(
             Content.assemble(
-                (neutralize_line(f"cannot compute the trends: {msg.reason}"), "$text-error")
+                (neutralize_line(f"cannot compute the trends: {msg.reason}"), "$tt-error")
             )
         )
         for chart in self.query(TrendChart):
@@ -209,7 +209,15 @@ class StatsScreen(ModalScreen[None]):
         first = starts[0] if starts else None
         left = when(first) if first else "time not recorded"
         right = when(ends[-1], first) if ends else ""
-        axis = {"left_label": left, "right_label": right}
+        failed, sizes = summary["failed"], summary["mean_response_bytes"]
+        # One gutter for every chart (the widest of their value labels), so a bucket starts at
+        # the same column in all three: the charts share their x-axis.
+        labels = ["100%", "0%", str(max(1, max(failed))), fmt_size(max(_known(sizes), default=0))]
+        axis: dict[str, Any] = {
+            "left_label": left,
+            "right_label": right,
+            "gutter": max(map(len, labels)) + 1,
+        }
 
         shares = summary["hidden_share"]
         known = [s for s in shares if s is not None]
@@ -224,7 +232,6 @@ class StatsScreen(ModalScreen[None]):
             **axis,
         )
 
-        failed = summary["failed"]
         self._series(
             "failed",
             failed,
@@ -234,8 +241,7 @@ class StatsScreen(ModalScreen[None]):
             **axis,
         )
 
-        sizes = summary["mean_response_bytes"]
-        known_sizes = [s for s in sizes if s is not None]
+        known_sizes = _known(sizes)
         top = max(known_sizes, default=0)
         self._series(
             "size",
@@ -264,6 +270,7 @@ class StatsScreen(ModalScreen[None]):
         empty: str = "no data",
         left_label: str = "",
         right_label: str = "",
+        gutter: int = 0,
     ) -> None:
         self.query_one(f"#stats-{name}").border_subtitle = sub
         self.query_one(f"#chart-{name}", TrendChart).set_series(
@@ -274,22 +281,23 @@ class StatsScreen(ModalScreen[None]):
             left_label=left_label,
             right_label=right_label,
             empty_text=empty,
+            gutter=gutter,
         )
 
     def _headline_text(self, summary: dict[str, Any], head: Headline) -> Content:
         if not summary["buckets"]:
-            return Content.assemble(("no spans in this run", "$text-muted"))
+            return Content.assemble(("no spans in this run", "$tt-faint"))
         about = "≈" if not head.exact else ""
         parts: list[str | tuple[str, str]] = [
             f"{head.spans:,} spans",
             " · ",
-            (f"{head.failed:,} failed", "$text-error bold" if head.failed else "$text-muted"),
+            (f"{head.failed:,} failed", "$tt-error bold" if head.failed else "$tt-faint"),
             " · ",
-            (f"{head.truncated:,} truncated", "$text-warning" if head.truncated else "$text-muted"),
+            (f"{head.truncated:,} truncated", "$tt-warning" if head.truncated else "$tt-faint"),
             " · ",
             (
                 f"{head.hidden_bytes:,} B hidden",
-                "$text-warning bold" if head.hidden_bytes else "$text-muted",
+                "$tt-warning bold" if head.hidden_bytes else "$tt-faint",
             ),
         ]
         if head.produced_bytes is not None:
@@ -309,10 +317,10 @@ class StatsScreen(ModalScreen[None]):
     def _title(self, note: str) -> None:
         self.query_one("#stats-title", Static).update(
             Content.assemble(
-                ("trends", "bold $text-accent"),
+                ("trends", "bold $tt-accent"),
                 " · ",
                 (neutralize_line(self.index.run.name), "bold"),
-                (f" · {note}" if note else "", "$text-muted"),
+                (f" · {note}" if note else "", "$tt-faint"),
             )
         )
 
@@ -334,3 +342,7 @@ def show_stats(app: Any, index: RunIndex | None) -> None:
         app.notify("the run is still being indexed", timeout=3)
         return
     app.push_screen(StatsScreen(index))
+
+
+def _known(values: list[Any]) -> list[Any]:
+    return [v for v in values if v is not None]

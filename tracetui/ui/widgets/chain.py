@@ -84,7 +84,8 @@ class ChainPane(VerticalScroll):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         if self.is_mounted and self._shown[0] is not None:
-            self.show(*self._shown)
+            # After the refresh: the body's component styles take the new theme after this call.
+            self.call_after_refresh(lambda: self.show(*self._shown))
 
     def show(self, index: RunIndex | None, chains: ChainIndex | None, row: int | None) -> None:
         self._shown = (index, chains, row)

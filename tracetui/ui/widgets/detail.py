@@ -94,9 +94,13 @@ class DetailPane(VerticalScroll):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         if self.is_mounted and self._shown[0] is not None:
-            index, row, raw = self._shown
-            self.body.update(self._marked(self.render_row(index, row, raw)))
-            self._show_summary()
+            # After the refresh: the body's component styles take the new theme after this call.
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        index, row, raw = self._shown
+        self.body.update(self._marked(self.render_row(index, row, raw)))
+        self._show_summary()
 
     # ------------------------------------------------------------- rendering
     def render_row(self, index: RunIndex | None, row: int | None, raw: bool) -> Text:

@@ -66,8 +66,8 @@ class RunHeader(Static):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        if self.is_mounted:
-            self.refresh_facts()
+        if self.is_mounted:  # after the refresh: the component styles take the theme after this
+            self.call_after_refresh(self.refresh_facts)
 
     def on_resize(self) -> None:
         self.refresh_facts()  # the line is fitted to the width: a new width, a new fit

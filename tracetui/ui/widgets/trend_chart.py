@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widget import Widget
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
-AXIS = "$text-muted"
+AXIS = "$tt-faint"
 FAINT = "$text-muted 50%"
 
 
@@ -78,6 +78,8 @@ class TrendChart(Widget):
         self.right_label = ""
         self.empty_text = ""
         """Shown instead of bars when there is nothing to draw (still computing, no spans)."""
+        self.label_columns = 0
+        """Columns left of the bars, at least: charts given the same one share their x-axis."""
 
     def set_series(
         self,
@@ -89,8 +91,10 @@ class TrendChart(Widget):
         left_label: str = "",
         right_label: str = "",
         empty_text: str = "no data",
+        gutter: int = 0,
     ) -> None:
         self.values = list(values)
+        self.label_columns = gutter
         self.top = top
         self.top_label, self.bottom_label = top_label, bottom_label
         self.left_label, self.right_label = left_label, right_label
@@ -106,7 +110,7 @@ class TrendChart(Widget):
         width, height = self.size.width, self.size.height
         if not self.values or all(v is None for v in self.values):
             return Content.assemble((self.empty_text, AXIS))
-        gutter = max(len(self.top_label), len(self.bottom_label)) + 1
+        gutter = max(len(self.top_label) + 1, len(self.bottom_label) + 1, self.label_columns)
         plot = max(1, width - gutter)
         rows = max(1, height - 1) if height >= 3 else max(1, height)
         columns = to_columns(self.values, plot)
