@@ -21,6 +21,8 @@ from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path
 
+CACHED_FROM = cache.MIN_RUN_BYTES
+"""The size from which a run is cached (the fixture lowers it to 0 in this process only)."""
 OLD = time.time_ns() - 3600 * 10**9
 """An mtime well before any build (a file changed within RACY_NS of a read is not trusted)."""
 
@@ -34,6 +36,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("TRACETUI_CACHE_MAX_MB", raising=False)
     monkeypatch.setattr(cache, "_off", False)
     monkeypatch.setattr(cache_files, "_totals", {})
+    monkeypatch.setattr(cache_files, "_folders", {})
+    monkeypatch.setattr(cache, "MIN_RUN_BYTES", 0)  # the test runs are tiny
     return xdg / "tracetui" / "index"
 
 
@@ -81,6 +85,15 @@ def make_set(root: Path) -> Path:
     write(root / "B.jsonl.1", lines(0, 6) + b"{not json\n" + lines(6, 3))
     write(root / "B.jsonl", lines(9, 5, parent_of=6))
     return root / "B.jsonl"
+
+
+def big_set(root: Path) -> Path:
+    """Like :func:`make_set`, past the size under which a run is not cached (a subprocess does
+    not see this module's monkeypatching of MIN_RUN_BYTES)."""
+    base = make_set(root)
+    write(base, base.read_bytes() + lines(100, (CACHED_FROM // 400) + 1))
+    assert base.stat().st_size > CACHED_FROM
+    return base
 
 
 def state(ix: RunIndex) -> tuple[Any, ...]:
@@ -373,7 +386,7 @@ SWITCHES = [
 def test_the_cache_can_be_switched_off(
     home: Path, tmp_path: Path, extra: tuple[str, ...], env: dict[str, str]
 ) -> None:
-    base = make_set(tmp_path / "run")
+    base = big_set(tmp_path / "run")
     off = _summary(base, *extra, env=env)
     assert not home.exists() or list(home.iterdir()) == []
     on = _summary(base)
@@ -399,15 +412,19 @@ def test_a_warm_summary_is_the_cold_one_without_indexing(
     assert capsysbinary.readouterr().out == first
 
 
-def test_two_processes_opening_one_run_at_once(home: Path, tmp_path: Path) -> None:
-    base = make_set(tmp_path / "run")
+def test_two_processes_opening_one_run_at_once(
+    home: Path, tmp_path: Path, reads: list[tuple[str, int]]
+) -> None:
+    base = big_set(tmp_path / "run")
     argv = [sys.executable, "-m", "tracetui", "summary", "--json", str(base)]
     procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in "ab"]
     outs = [p.communicate() for p in procs]
     assert [p.returncode for p in procs] == [0, 0]
     assert outs[0] == outs[1] and outs[0][1] == b""
     assert outs[0][0].decode() == _summary(base)  # and the entry left behind is whole
-    assert [p.name for p in home.iterdir() if p.name.endswith(".tmp")] == []
+    assert sorted(p.suffix for p in home.iterdir()) == [".idx", ".json"]  # no temp file left
+    assert state(warm(base)) == state(cold(base))
+    assert reads == []  # the entry either process left is whole: nothing read again
 
 
 def test_the_folder_stays_under_its_cap_dropping_the_least_recently_used(

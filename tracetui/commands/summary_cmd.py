@@ -7,6 +7,7 @@ written through :func:`tracetui.model.text.dump_json` (C1, bidi, zero-width esca
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,8 @@ def _kept_object(paths: list[str]) -> dict[str, Any] | None:
     from tracetui.store import cache
     from tracetui.store.runset import RunSetError, open_paths
 
+    if len(paths) != 1 or os.path.isdir(paths[0]):
+        return None  # a folder is listed once, by load_runs
     try:
         runs = open_paths(paths)
     except RunSetError:

@@ -60,6 +60,9 @@ MAGIC = b"TTIDX\x00\x01\n"
 SPAN = 1024
 """Bytes hashed at each end of a member."""
 MAX_HEADER = 16 << 20
+MIN_RUN_BYTES = 1 << 20
+"""A smaller run is read afresh: scanning a few hundred KiB costs less than a cache entry's
+files (a folder of thousands of one-line runs would be slower with the cache than without)."""
 RACY_NS = 1_000_000_000
 """A member modified less than this before it was read may change again within the same
 mtime tick: its rows are kept for an append, never for an unchanged-looking file."""
@@ -401,10 +404,18 @@ def _write_entry(path: str, parts: list[tuple[dict[str, Any], list[bytes | memor
     return atomic_write(path, chunks)
 
 
+def _size(run: Run) -> int:
+    total = 0
+    for m in run.members:
+        with contextlib.suppress(OSError):
+            total += os.stat(m.path).st_size
+    return total
+
+
 def plan_for(run: Run) -> Plan | None:
     """The cache's plan for building ``run``: None when the cache is off or unusable, or for
     an imported trace (converted afresh each time)."""
-    if not enabled() or run.source_format is not None:
+    if not enabled() or run.source_format is not None or _size(run) < MIN_RUN_BYTES:
         return None
     folder = cache_folder()
     if folder is None:
@@ -426,7 +437,7 @@ def recall(index: RunIndex, name: str) -> Any:
 def recall_run(run: Run) -> dict[str, Any]:
     """Every value kept for ``run`` as its files are now, without indexing it (empty when
     none); only when the build that kept them added no note to the ones ``run`` already has."""
-    if not enabled() or run.source_format is not None:
+    if not enabled() or run.source_format is not None or _size(run) < MIN_RUN_BYTES:
         return {}
     state = _state_key(run, [identify(m.path) for m in run.members], time.time_ns())
     return {} if state is None else _recall(run, state)

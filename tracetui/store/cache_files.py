@@ -30,6 +30,8 @@ _WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_AGE = 600
 """Seconds after which a temp file left by a killed writer is removed by the next sweep."""
 
+_folders: dict[str, str | None] = {}
+"""XDG_CACHE_HOME → the index folder checked in it (None: unusable), once per process."""
 _totals: dict[str, int] = {}
 """Folder → bytes it holds, as last swept plus what this process wrote since."""
 
@@ -45,10 +47,17 @@ def size_cap() -> int:
 
 
 def cache_folder() -> str | None:
-    """The index folder, made if needed; None when it is missing, unsafe or cannot be made."""
+    """The index folder, made if needed; None when it is missing, unsafe or cannot be made.
+    Checked once per process and folder (a folder of thousands of runs asks for each run)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
         base = os.path.join(os.path.expanduser("~"), ".cache")
+    if base not in _folders:
+        _folders[base] = _make_folder(base)
+    return _folders[base]
+
+
+def _make_folder(base: str) -> str | None:
     root = os.path.join(base, "tracetui")
     folder = os.path.join(root, "index")
     try:
