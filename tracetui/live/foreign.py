@@ -95,6 +95,8 @@ class ForeignFollower:
         """Rows a document's last re-read added (or, after a rebuild, that are not as before)."""
         self.restarts = 0
         """How many times the trace was converted again from its start."""
+        self.changed = False
+        """The last poll added rows or changed the running calls (a busy trace: look soon)."""
         self.by_line = _reads_by_line(run)
         self._retired: list[ImportSink] = []
         self._before: dict[bytes, int] = {}
@@ -168,6 +170,7 @@ class ForeignFollower:
             self.on_rows(rows[0][0], RowItems(self.index, rows[0][0], len(rows), known))
         pending = self.pending
         key = (pending.first_row, tuple((c.span.command_id, c.running) for c in pending.calls))
+        self.changed = bool(rows) or key != self._pending_key
         if key != self._pending_key:
             self._pending_key = key
             if self.on_pending is not None:
@@ -331,7 +334,7 @@ class ForeignFollower:
             if self.unsettled:
                 self._stop.wait(POLL_MIN)  # a document settling: look again soon
             else:
-                waiter.wait(busy=added > 0, paused=self.paused)
+                waiter.wait(busy=added > 0 or self.changed, paused=self.paused)
 
     def stop(self) -> None:
         """Stop the thread (if any) and close files; the current index stays usable."""
