@@ -1,0 +1,197 @@
+"""One command for issue 18's index targets, each against its baseline measured in the same run.
+
+Measures, each in a fresh process, on one set of files (the machine is shared and noisy:
+compare the ratios, not the seconds):
+
+- ``summary --json`` cold (an empty index cache: it reads everything and fills the cache),
+  warm (the same files again), and with ``--no-cache``;
+- a plain per-line ``orjson.loads`` loop and ``jq`` finding the latest failure (skipped with a
+  note when jq is not installed) over the same files;
+- the index a viewer builds (``build_index``) from a warm cache, and optionally the viewer itself
+  opened headless until its index is complete (``--viewer``);
+- a folder of 500 and of 5,000 one-span runs: listing it (what the picker starts from) and
+  ``summary --json`` over it, cold and warm; the ratio 5,000 / 500 is ~10 when linear.
+
+Child processes run with bytecode caching on (in a temp ``PYTHONPYCACHEPREFIX``) as an installed
+package would, and with their own ``XDG_CACHE_HOME``. The machine's load (``/proc/loadavg``) is
+printed before and after. Usage::
+
+    python benchmarks/run_all.py [--data DIR] [--spans 200000] [--repeat 3] [--viewer]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from bench_index import PROBES, best, run_probe  # noqa: E402
+from bench_scale import make_dir  # noqa: E402
+
+TIMED = """
+import json, subprocess, sys, time
+t0 = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+"""
+
+BUILD = """
+import json, sys, time
+t0 = time.perf_counter()
+from tracetui.store.build import build_index
+from tracetui.store.runset import open_path
+ix = build_index(open_path(sys.argv[1])[0])
+print(json.dumps({"seconds": time.perf_counter() - t0, "rows": len(ix)}))
+"""
+
+LISTING = """
+import json, sys, time
+t0 = time.perf_counter()
+from tracetui.store.runset import open_path
+runs = open_path(sys.argv[1])
+print(json.dumps({"seconds": time.perf_counter() - t0, "runs": len(runs)}))
+"""
+
+
+def loadavg() -> str:
+    try:
+        with open("/proc/loadavg", encoding="ascii") as fh:
+            return fh.read().strip()
+    except OSError:
+        return "unknown"
+
+
+class Bench:
+    def __init__(self, work: str) -> None:
+        self.work = work
+        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        self.env["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
+        self.env.pop("TRACETUI_NO_CACHE", None)
+        self._homes = 0
+
+    def fresh_cache(self) -> str:
+        self._homes += 1
+        home = os.path.join(self.work, f"xdg{self._homes}")
+        os.mkdir(home)
+        return home
+
+    def run(self, code: str, *argv: str, home: str) -> dict:
+        env = {**self.env, "XDG_CACHE_HOME": home}
+        out = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, check=True
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    def tracetui(self, *argv: str, home: str) -> dict:
+        return self.run(TIMED, sys.executable, "-m", "tracetui", *argv, home=home)
+
+
+def set_files(data: str) -> tuple[str, list[str]]:
+    base = os.path.join(data, "feedback_record.jsonl")
+    files = [*sorted(glob.glob(base + ".*"), key=lambda p: -int(p.rsplit(".", 1)[1])), base]
+    return base, files
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--data", default=os.path.join(HERE, "data", "big200"))
+    ap.add_argument("--spans", type=int, default=200_000, help="spans when --data must be made")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sizes", default="500,5000", help="runs in the two folders")
+    ap.add_argument("--viewer", action="store_true", help="also open the viewer headless")
+    args = ap.parse_args()
+    if not os.path.exists(os.path.join(args.data, "feedback_record.jsonl")):
+        maker = os.path.join(HERE, "make_big_set.py")
+        cmd = [sys.executable, maker, "--spans", str(args.spans), "--out", args.data]
+        subprocess.run(cmd, check=True)
+    base, files = set_files(args.data)
+    size = sum(os.path.getsize(f) for f in files)
+    print(f"set: {len(files)} members, {size / 1e6:.0f} MB ({args.data})")
+    print(f"load before: {loadavg()}")
+    rows: list[tuple[str, float, str]] = []
+    with tempfile.TemporaryDirectory(prefix="tracetui-bench-") as work:
+        bench = Bench(work)
+        warmup = bench.fresh_cache()
+        bench.tracetui("summary", "--json", base, home=warmup)  # bytecode and page cache
+        rep = range(args.repeat)
+        loop = best([run_probe(PROBES["orjson.loads loop"], files, base) for _ in rep])["seconds"]
+        rows.append(("orjson.loads loop", loop, "baseline"))
+        jq = None
+        if shutil.which("jq"):
+            query = (
+                "jq -c -R 'fromjson? | select((.exit_code // .returncode // 1) != 0)"
+                " | .command_id' " + " ".join(files) + " | tail -n 1"
+            )
+            jq = min(bench.run(TIMED, "sh", "-c", query, home=warmup)["seconds"] for _ in rep)
+            rows.append(("jq latest failure", jq, "baseline"))
+        else:
+            print("jq is not installed: its baseline is skipped")
+        cold = min(
+            bench.tracetui("summary", "--json", base, home=bench.fresh_cache())["seconds"]
+            for _ in rep
+        )
+        home = bench.fresh_cache()
+        bench.tracetui("summary", "--json", base, home=home)
+        warm = min(bench.tracetui("summary", "--json", base, home=home)["seconds"] for _ in rep)
+        off = min(
+            bench.tracetui("summary", "--no-cache", "--json", base, home=home)["seconds"]
+            for _ in rep
+        )
+        built = min(bench.run(BUILD, base, home=home)["seconds"] for _ in rep)
+        vs_jq = f", {jq / cold:.1f}x faster than jq" if jq else ""
+        rows.append(
+            ("summary --json, cold", cold, f"{loop / cold:.2f}x faster than the loop{vs_jq}")
+        )
+        rows.append(("summary --json, --no-cache", off, f"{loop / off:.2f}x faster than the loop"))
+        rows.append(("summary --json, warm", warm, f"{cold / warm:.1f}x faster than cold"))
+        rows.append(
+            ("build_index (viewer), warm", built, f"{cold / built:.1f}x faster than cold summary")
+        )
+        if args.viewer:
+            tui = os.path.join(HERE, "bench_tui_open.py")
+            env = {**bench.env, "XDG_CACHE_HOME": home}
+            out = subprocess.run(
+                [sys.executable, tui, base], capture_output=True, text=True, env=env
+            )
+            for line in out.stdout.splitlines():
+                r = json.loads(line)
+                if r["name"] == "TUI complete index":
+                    rows.append(("viewer complete index, warm", r["seconds"], "from process start"))
+        small, large = (int(n) for n in args.sizes.split(","))
+        folders = {n: make_dir(work, n) for n in (small, large)}
+        for what, probe in (
+            ("listing", lambda d, h: bench.run(LISTING, d, home=h)),
+            ("summary, cold", lambda d, h: bench.tracetui("summary", "--json", d, home=h)),
+        ):
+            times = {}
+            for n, folder in folders.items():
+                times[n] = min(probe(folder, bench.fresh_cache())["seconds"] for _ in rep)
+            ratio = times[large] / times[small]
+            rows.append((f"{small:,} runs: {what}", times[small], ""))
+            rows.append(
+                (
+                    f"{large:,} runs: {what}",
+                    times[large],
+                    f"{ratio:.1f}x for {large // small}x the runs",
+                )
+            )
+    print(f"load after: {loadavg()}\n")
+    print(f"{'measurement':34} {'seconds':>9}  ratio (same run)")
+    for name, seconds, note in rows:
+        print(f"{name:34} {seconds:9.3f}  {note}")
+    print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, best of {args.repeat}")
+
+
+if __name__ == "__main__":
+    main()
