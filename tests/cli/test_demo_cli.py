@@ -58,7 +58,7 @@ def test_records_show_each_kind_of_cut(demo_run: Path) -> None:
     for name in sorted(
         os.listdir(demo_run), key=lambda n: -int(n.rsplit(".", 1)[1]) if n[-1].isdigit() else 0
     ):
-        if name.startswith(BASE) and not name.endswith(".lock"):
+        if name.startswith(BASE) and not name.endswith((".lock", ".kept")):  # .kept: a folder
             with open(demo_run / name, encoding="utf-8") as fh:
                 records += [json.loads(line) for line in fh]
     by_tool = {}

@@ -129,6 +129,13 @@ VIEW_BINDINGS: list[Binding] = [
         show=False,
     ),
     _b("R", "toggle_raw", "Raw JSON", "Show the record as JSON instead of the detail", show=False),
+    _b(
+        "u",
+        "unseen",
+        "Unseen part",
+        "Show the kept bytes of a cut stream that the agent never saw (no re-run needed)",
+        show=False,
+    ),
     _b("y", "copy_argv", "Copy argv", "Copy the shell-quoted argv to the clipboard", show=False),
     _b(
         "left_square_bracket",

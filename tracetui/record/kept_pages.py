@@ -1,0 +1,151 @@
+"""The unseen part of a kept stream, paged from disk: what the viewer's ``u`` shows.
+
+:meth:`UnseenPages.load` checks a kept stream against its hash (:mod:`tracetui.record.kept_read`)
+and copies the bytes the agent never saw to a private temp file (0600, removed on
+:meth:`~UnseenPages.close`), so that pages can be read at any offset with ``pread``: a gzip file
+can only be read forward. Every call reads a bounded number of bytes, so memory stays bounded
+whatever the size of the stream; a line longer than :data:`LINE_LIMIT` is shown as several.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+
+from tracetui.record.kept_read import KeptStream, open_verified
+
+LINE_LIMIT = 4096
+"""Bytes of one displayed line; a longer line continues on the next."""
+SEARCH_CHUNK = 1 << 20
+ANCHOR_LINES = 64
+"""How many line pieces back :meth:`UnseenPages.back` looks for the start of a long line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """Lines read from one offset."""
+
+    start: int
+    """Offset of the first line, in the unseen bytes."""
+    lines: list[bytes]
+    """The lines, without their newlines."""
+    end: int
+    """Offset just past the last line (and its newline)."""
+
+
+class UnseenPages:
+    """The unseen bytes of one kept stream, in a temp file read by offset."""
+
+    def __init__(self, kept: KeptStream, fd: int, size: int) -> None:
+        self.kept = kept
+        self.size = size
+        """Bytes the agent never saw (the length of the unseen range)."""
+        self._fd = fd
+
+    @classmethod
+    def load(cls, kept: KeptStream) -> UnseenPages:
+        """Check ``kept`` whole and copy its unseen range; raises ``NotKept`` / ``KeptMismatch``."""
+        fd, path = tempfile.mkstemp(prefix="tracetui-unseen-")
+        os.unlink(path)  # only the descriptor remains: nothing to clean up if we die
+        try:
+            with open_verified(kept) as verified:
+                size = 0
+                for chunk in verified.chunks(kept.unseen_start, kept.unseen_end):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    size += len(chunk)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(kept, fd, size)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = -1
+
+    def _read(self, offset: int, count: int) -> bytes:
+        offset = max(0, offset)
+        count = max(0, min(count, self.size - offset))
+        return os.pread(self._fd, count, offset) if count else b""
+
+    def page(self, offset: int, count: int) -> Page:
+        """Up to ``count`` lines from ``offset``."""
+        offset = max(0, min(offset, self.size))
+        data = self._read(offset, count * (LINE_LIMIT + 1))
+        lines: list[bytes] = []
+        pos = 0
+        while len(lines) < count and pos < len(data):
+            cut = data.find(b"\n", pos, pos + LINE_LIMIT + 1)
+            if cut < 0:
+                stop = min(len(data), pos + LINE_LIMIT)
+                lines.append(data[pos:stop])
+                pos = stop
+            else:
+                lines.append(data[pos:cut])
+                pos = cut + 1
+        return Page(offset, lines, offset + pos)
+
+    def back(self, offset: int, count: int) -> int:
+        """The offset ``count`` lines before the line starting at ``offset`` (0 at the top).
+
+        Lines are counted as :meth:`page` shows them, a long line as its pieces; the pieces are
+        aligned on the line's start, looked for up to :data:`ANCHOR_LINES` pieces back (past
+        that, a line that long is cut where the search began).
+        """
+        offset = max(0, min(offset, self.size))
+        if offset == 0 or count <= 0:
+            return offset
+        start = max(0, offset - count * (LINE_LIMIT + 1))
+        reach = max(0, start - ANCHOR_LINES * LINE_LIMIT)
+        data = self._read(reach, offset - reach)
+        cut = data.rfind(b"\n", 0, start - reach)
+        base = cut + 1 if cut >= 0 or reach == 0 else 0
+        starts = [base] + [i + 1 for i in range(base, len(data) - 1) if data[i] == 0x0A]
+        # Long lines are shown in LINE_LIMIT pieces: count those pieces as lines too.
+        pieces: list[int] = []
+        for i, s in enumerate(starts):
+            e = starts[i + 1] - 1 if i + 1 < len(starts) else len(data)
+            pieces += list(range(s, max(s, e), LINE_LIMIT)) or [s]
+        return reach + pieces[max(0, len(pieces) - count)]
+
+    def line_start(self, offset: int) -> int:
+        """The start of the line holding ``offset``."""
+        start = max(0, offset - LINE_LIMIT)
+        data = self._read(start, offset - start)
+        cut = data.rfind(b"\n")
+        return start + cut + 1 if cut >= 0 else start
+
+    def find(self, query: bytes, start: int, *, forward: bool = True) -> int | None:
+        """Offset of the next (or previous) match of ``query`` from ``start``, ASCII case folded.
+
+        Forward: the first match at or after ``start``; backward: the last one before it.
+        """
+        if not query:
+            return None
+        needle = query.lower()
+        overlap = len(needle) - 1
+        if forward:
+            pos = max(0, start)
+            while pos < self.size:
+                chunk = self._read(pos, SEARCH_CHUNK + overlap).lower()
+                hit = chunk.find(needle)
+                if hit >= 0:
+                    return pos + hit
+                pos += SEARCH_CHUNK
+            return None
+        end = min(self.size, start)
+        while end > 0:
+            lo = max(0, end - SEARCH_CHUNK)
+            chunk = self._read(lo, end - lo + overlap).lower()
+            hit = chunk.rfind(needle, 0, end - lo + overlap)
+            while hit >= 0 and lo + hit >= end:
+                hit = chunk.rfind(needle, 0, hit)
+            if hit >= 0:
+                return lo + hit
+            end = lo
+        return None
