@@ -127,3 +127,27 @@ def cx_completed(n: int, command: str, output: str, code: int) -> dict[str, Any]
 def wrapped(obj: dict[str, Any], second: int = 0) -> dict[str, Any]:
     """One event as a logger writes it: under ``data``, with its own timestamp."""
     return {"timestamp": f"2026-12-01T10:00:{second:02d}.000Z", "data": obj}
+
+
+def oh_run(eid: int, command: str) -> dict[str, Any]:
+    """An OpenHands event stream line: the agent runs a shell command."""
+    return {
+        "id": eid,
+        "timestamp": "2026-12-01T10:00:00",
+        "source": "agent",
+        "action": "run",
+        "args": {"command": command, "thought": f"step {eid}"},
+    }
+
+
+def oh_obs(eid: int, cause: int, output: str, code: int) -> dict[str, Any]:
+    """The observation answering the action ``cause``, with its exit code."""
+    return {
+        "id": eid,
+        "timestamp": "2026-12-01T10:00:02",
+        "source": "environment",
+        "cause": cause,
+        "observation": "run",
+        "content": output,
+        "extras": {"command": "", "metadata": {"exit_code": code}},
+    }

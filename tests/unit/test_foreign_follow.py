@@ -18,7 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from foreign_lines import cc_call, cc_prompt, cc_result, cx_completed, cx_started, line, wrapped
+from foreign_lines import (
+    cc_call,
+    cc_prompt,
+    cc_result,
+    cx_completed,
+    cx_started,
+    line,
+    oh_obs,
+    oh_run,
+    wrapped,
+)
 
 from tracetui.live import foreign
 from tracetui.live.foreign import ForeignFollower
@@ -339,4 +349,29 @@ def test_a_document_half_written_waits_for_the_rest(tmp_path: Path) -> None:
     path.write_bytes(whole)
     assert _settled(w) == 2
     assert len(w.notes) == 1
+    w.f.stop()
+
+
+def test_an_openhands_event_stream_read_again_holds_the_call_waiting(tmp_path: Path) -> None:
+    # OpenHands' own logs are read again whole: a call without its observation yet is running,
+    # not a row, so its observation arriving changes no row already shown.
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(line(oh_run(1, "ls")) + line(oh_obs(2, 1, "README.md", 0)))
+    w = Watcher(path, settle=0.0)
+    assert w.f.run.source_format == "openhands" and not w.f.by_line
+    assert _settled(w) == 1
+    with open(path, "ab") as fh:
+        fh.write(line(oh_run(3, "pytest -q")))
+    assert _settled(w) == 0
+    assert w.running() == ["3"]
+    with open(path, "ab") as fh:
+        fh.write(line(oh_obs(4, 3, "1 failed", 1)))
+    assert _settled(w) == 1
+    assert w.running() == [] and w.resets == [] and w.notes == []
+    assert [w.f.index.exit[r] for r in range(2)] == [0, 1]
+    with open(path, "ab") as fh:
+        fh.write(line(oh_run(5, "make")))
+    _settled(w)
+    assert w.f.finish() == 1  # read as it is, for good: the waiting call ends (no result)
+    assert w.f.running() == () and len(w.f.index) == 3
     w.f.stop()

@@ -36,7 +36,6 @@ from tracetui.live.watch import HEAD, POLL_MIN, Waiter, ident_of, make_waiter
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
 from tracetui.store.live_import import (
-    NO_PENDING,
     DocumentImport,
     ImportSink,
     LineImport,
@@ -130,7 +129,7 @@ class ForeignFollower:
     @property
     def pending(self) -> Pending:
         """The calls not yet rows (a snapshot; thread-safe to read)."""
-        return self._lines.pending if self._lines is not None else NO_PENDING
+        return self._lines.pending if self._lines is not None else self._doc.pending
 
     def running(self, rows: int | None = None) -> tuple[RunningCall, ...]:
         """The calls to show after the first ``rows`` rows (default: every committed row)."""
@@ -161,7 +160,7 @@ class ForeignFollower:
         """The trace is read as it is now, for good (``tail --once``): the calls still held end
         as a whole-file conversion ends them (no result recorded). Rows added."""
         if self._lines is None:
-            return 0
+            return self._flush(self._sink.add(self._doc.take_held()))
         return self._flush(self._lines.finish())
 
     def _flush(self, rows: list[tuple[int, Span | BadLine]]) -> int:
@@ -301,13 +300,14 @@ class ForeignFollower:
         if DocumentImport.extends(old, got.digests):
             rows = self._sink.add(got.records[len(old) :])
             self.fresh = frozenset(r for r, _ in rows)
-            return rows
-        before = set(old)
-        self._restart("changed calls already shown")
-        rows = self._sink.add(got.records)
-        self.fresh = frozenset(
-            r for (r, _), d in zip(rows, got.digests, strict=False) if d not in before
-        )
+        else:
+            before = set(old)
+            self._restart("changed calls already shown")
+            rows = self._sink.add(got.records)
+            self.fresh = frozenset(
+                r for (r, _), d in zip(rows, got.digests, strict=False) if d not in before
+            )
+        self._doc.hold(got.held, len(self.index))
         return rows
 
     # ------------------------------------------------------------------ driving

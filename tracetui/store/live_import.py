@@ -76,9 +76,6 @@ class Pending:
         return self.calls[max(0, rows - self.first_row) :]
 
 
-NO_PENDING = Pending(0)
-
-
 class ImportSink:
     """A foreign trace's records written to a temporary JSONL and indexed as they come."""
 
@@ -228,7 +225,11 @@ class Reread:
     """What a re-read of a whole-document trace found."""
 
     records: list[dict[str, Any]]
+    """The calls that are rows: every call up to the last one with a result."""
     digests: list[bytes]
+    held: list[dict[str, Any]]
+    """The calls after the last one with a result, none of which has one yet: shown as running
+    (a later read may give them their result; a call with a result after them ends them)."""
     problem: str | None
     """The conversion's complaint about the file (parts skipped), if any."""
 
@@ -238,6 +239,30 @@ class DocumentImport:
 
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
+        self.pending = Pending(0)
+        self._held: list[dict[str, Any]] = []
+        self._seen: dict[str, float] = {}
+
+    def hold(self, held: list[dict[str, Any]], rows: int) -> None:
+        """Publish the calls still without a result, after the first ``rows`` rows."""
+        now = time.time()
+        seen: dict[str, float] = {}
+        calls = []
+        for rec in held:
+            key = str(rec.get("command_id"))
+            seen[key] = self._seen.get(key, now)
+            call = running_call(dict(rec, running=True), seen[key])
+            if call is not None:
+                calls.append(call)
+        self._seen = seen
+        self._held = held
+        self.pending = Pending(rows, tuple(calls))
+
+    def take_held(self) -> list[dict[str, Any]]:
+        """The calls still held, handed over for good (the trace is read as it is: ``finish``)."""
+        held, self._held = self._held, []
+        self.pending = Pending(self.pending.first_row)
+        return held
 
     def read(self, path: str) -> Reread | None:
         """Convert the file as it is now; None when it is no complete document yet (a writer is
@@ -253,7 +278,11 @@ class DocumentImport:
             problem = str(exc) if records else None
         except (OSError, ValueError):
             return None
-        return Reread(records, [digest(encode(r)) for r in records], problem)
+        cut = len(records)
+        while cut and records[cut - 1].get("result_missing") is True:
+            cut -= 1
+        rows = records[:cut]
+        return Reread(rows, [digest(encode(r)) for r in rows], records[cut:], problem)
 
     @staticmethod
     def extends(old: list[bytes], new: list[bytes]) -> bool:
