@@ -31,6 +31,11 @@ FIXTURES = [
     ("openhands_output.jsonl", [(1, "TT020"), (1, "TT020"), (2, "TT020")]),
     ("swe_agent.traj", [(2, "TT020")]),  # "(400 more lines below)" counts lines, not bytes
     ("swe_agent_cut.traj", [(0, "TT018")]),  # not valid JSON: nothing imported
+    ("openhands_v1_conv", []),  # the SDK's events/ folder: its first eight events
+    # Two clip notices that state no count; the call the conversation error left unanswered.
+    ("openhands_v1_events.json", [(10, "TT020"), (12, "TT020"), (25, "TT023")]),
+    ("swe_agent_v1.traj", []),
+    ("swe_agent_v1_limit.traj", []),
 ]
 
 

@@ -15,10 +15,18 @@ Choices (see docs/importers.md):
 - The result text is what the model saw. For Bash, ``toolUseResult.stdout``/``stderr`` is the
   tool's own copy: when it is longer and carries no marker it is the full output.
 - Timing: the call line's timestamp, and the time until the result line (approximate).
+- ``--output-format stream-json`` (``claude -p``) writes the same lines with snake_case ids
+  (``session_id``, ``tool_use_result``, ``parent_tool_use_id``: a sub-agent's lines name the
+  Task call that runs them, its calls' parent), no timestamps, and the cwd once, in its
+  ``system`` line.
+- Sub-agents: a Task (or Agent) call whose result names an ``agentId`` ran a sub-agent, whose
+  own lines are in ``<session>/subagents/agent-<agentId>.jsonl`` beside the session: its calls
+  come right after the Task call, as its children (``parent_command_id``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -41,12 +49,19 @@ from tracetui.importers._common import (
     tool_argv,
 )
 from tracetui.importers.protocol import Format, Head, feed_file
+from tracetui.store.reader import iter_lines, loads, open_regular
 
 FORMAT = "claude-code"
 _EXIT = re.compile(r"\AExit code (-?\d+)\b")
 _INTERRUPTED = "[Request interrupted by user"
 _REFUSED = "The user doesn't want to"
 _LINE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot"}
+_AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+_DENIED = re.compile(
+    r"\A(?:Error: )?(?:Permission (?:to use \S+ |for this action )has been denied)"
+)
+MAX_DEPTH = 4
+"""Sub-agents of sub-agents read at most this deep (a loop of files names itself again)."""
 
 
 def sniff(head: Head) -> int:
@@ -59,7 +74,7 @@ def _is_session_line(obj: dict[str, Any]) -> bool:
     return (
         isinstance(kind, str)
         and kind in _LINE_TYPES
-        and ("uuid" in obj or "sessionId" in obj or "leafUuid" in obj)
+        and ("uuid" in obj or "sessionId" in obj or "leafUuid" in obj or "session_id" in obj)
     )
 
 
@@ -77,16 +92,25 @@ class SessionFeeder:
     Lines without message ids never end a call early.
     """
 
-    def __init__(self, path: str, problems: Problems) -> None:
+    def __init__(
+        self, path: str, problems: Problems, *, subagents: str | None = None, depth: int = 0
+    ) -> None:
         self.path = path
         self.problems = problems
         self.calls = InOrder()
         self.message_of: dict[str, str | None] = {}  # call key → the assistant message it came in
         self.messages: set[str] = set()
+        self.cwd: str | None = None  # stream-json names it once, in its system line
+        self.depth = depth
+        # Where this session's sub-agents' files are: <session>/subagents/ beside the session.
+        stem = os.path.basename(path).removesuffix(".jsonl")
+        self.subagents = subagents or os.path.join(os.path.dirname(path), stem, "subagents")
 
     def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
             return []
+        if obj.get("type") == "system" and isinstance(obj.get("cwd"), str):
+            self.cwd = obj["cwd"]
         msg = obj.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
         if not isinstance(content, list):
@@ -94,13 +118,15 @@ class SessionFeeder:
         out: list[dict[str, Any]] = []
         if obj.get("type") == "assistant":
             assert isinstance(msg, dict)
-            out.extend(self._new_turn(msg.get("id"), obj.get("isSidechain") is True))
+            side = obj.get("isSidechain") is True or isinstance(obj.get("parent_tool_use_id"), str)
+            out.extend(self._new_turn(msg.get("id"), side))
             for item in content:
                 if isinstance(item, dict) and item.get("type") == "tool_use":
                     rec = guarded(
                         self.problems, f"line {line_no}", _call, self.path, line_no, obj, item
                     )
                     if rec is not None:
+                        rec["cwd"] = rec["cwd"] or self.cwd
                         key = str(rec["command_id"])
                         self.calls.add(key, rec)
                         mid = msg.get("id")
@@ -108,7 +134,8 @@ class SessionFeeder:
         elif obj.get("type") == "user":
             results = [i for i in content if isinstance(i, dict) and i.get("type") == "tool_result"]
             # toolUseResult belongs to the line; it can only be matched when the line holds one result.
-            tool_result = obj.get("toolUseResult") if len(results) == 1 else None
+            tool_result = obj.get("toolUseResult", obj.get("tool_use_result"))
+            tool_result = tool_result if len(results) == 1 else None
             for item in results:
                 key = str(item.get("tool_use_id"))
                 rec = self.calls.get(key)
@@ -138,12 +165,24 @@ class SessionFeeder:
         out = list(self.calls.finish(key))
         for rec in out:
             self.message_of.pop(str(rec["command_id"]), None)
+        return self._with_subagents(out)
+
+    def _with_subagents(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each Task call that ran a sub-agent, followed by the sub-agent's calls."""
+        out: list[dict[str, Any]] = []
+        for rec in records:
+            out.append(rec)
+            agent = rec.pop("_agent_id", None)
+            if isinstance(agent, str) and self.depth < MAX_DEPTH:
+                sub = os.path.join(self.subagents, f"agent-{agent}.jsonl")
+                out.extend(_subagent_calls(sub, rec, self.problems, self.subagents, self.depth))
         return out
 
     def pending(self) -> list[dict[str, Any]]:
         out = []
         for key, rec in self.calls.records.items():
             copy = dict(rec)
+            copy.pop("_agent_id", None)
             if key not in self.calls.finished:
                 copy["running"] = True
             out.append(copy)
@@ -159,7 +198,41 @@ class SessionFeeder:
                 )
             out.append(rec)
         self.message_of.clear()
-        return out
+        return self._with_subagents(out)
+
+
+def _subagent_calls(
+    path: str, task: dict[str, Any], problems: Problems, folder: str, depth: int
+) -> list[dict[str, Any]]:
+    """The calls of the sub-agent a Task call ran, read from its own file (regular files only,
+    lines bounded), each a child of the Task call; nothing when the file is not there."""
+    name = os.path.basename(path)
+    sub = Problems()
+    feeder = SessionFeeder(path, sub, subagents=folder, depth=depth + 1)
+    out: list[dict[str, Any]] = []
+    try:
+        with open_regular(path) as fh:
+            for raw in iter_lines(fh):
+                if raw.data is None or not raw.data.strip():
+                    continue
+                try:
+                    value, _note = loads(raw.data)
+                except ValueError:
+                    sub.add(f"line {raw.line_no}: malformed JSON, skipped")
+                    continue
+                out.extend(feeder.feed(raw.line_no, value))
+        out.extend(feeder.finish())
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        problems.add(f"{name}: cannot read: {exc.strerror or exc}")
+        return []
+    for item in sub.items:
+        problems.add(f"{name}: {item}")
+    for rec in out:
+        rec["parent_command_id"] = rec["parent_command_id"] or task["command_id"]
+        rec["subagent_file"] = path
+    return out
 
 
 def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
@@ -177,7 +250,10 @@ def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) ->
     rec["source_line"] = line_no
     content = obj["message"]["content"]
     rec["source_index"] = content.index(item)
-    rec["session_id"] = obj.get("sessionId")
+    rec["session_id"] = obj.get("sessionId", obj.get("session_id"))
+    parent = obj.get("parent_tool_use_id")  # stream-json: the Task call running this sub-agent
+    if isinstance(parent, str) and parent:
+        rec["parent_command_id"] = parent
     return rec
 
 
@@ -201,6 +277,15 @@ def _result(
                 rec["full_stderr"] = err
         if tool_result.get("interrupted") is True:
             rec["interrupted"] = True
+    if isinstance(tool_result, dict):
+        agent = tool_result.get("agentId")
+        if isinstance(agent, str) and _AGENT_ID.fullmatch(agent):
+            rec["_agent_id"] = agent  # a sub-agent ran: its calls follow (SessionFeeder)
+    # A plain string is the tool's own error message ("Error: …"): a failure signal even
+    # where the result item carries no is_error.
+    said = tool_result if isinstance(tool_result, str) else None
+    if said is not None:
+        rec["tool_use_result_text"] = one_line(said, 300)
     # Claude Code marks every cut it makes, so no marker means the model read it all.
     set_output(rec, text, full=full, complete=True)
     m = _EXIT.match(text)
@@ -211,8 +296,13 @@ def _result(
     elif text.startswith(_REFUSED):
         set_exit(rec, None, "not run: the user refused it (or stopped it before it ran)")
         rec["not_executed"] = True
+    elif _DENIED.match(text) or (said is not None and _DENIED.match(said)):
+        set_exit(rec, None, "not run: permission to use the tool was denied")
+        rec["not_executed"] = True
     elif item.get("is_error") is True:
         set_exit(rec, None, NO_CODE + (f": {one_line(text)}" if one_line(text) else ""))
+    elif said is not None and said.startswith("Error:") and item.get("is_error") is not False:
+        set_exit(rec, None, NO_CODE + f": {one_line(said)}")
     else:
         set_exit(rec, 0)
     return True

@@ -12,7 +12,14 @@
   what the model saw; ``aggregated_output`` is the full output.
 
 Events may be nested under a key (``data``, ``event``, ``msg``, ``payload``) by a wrapper; the
-outer ``timestamp`` is used when present. No parent links: Codex does not retry a call.
+outer ``timestamp`` is used when present.
+
+``exec_command`` (Codex's long-lived shell) answers with a header before the output: ``Wall
+time: S seconds``, ``Process exited with code N`` (the exit) or ``Process running with session
+ID N`` (still running: exit unknown), ``Original token count: N`` (the whole output's size in
+tokens: a lower bound of its bytes, kept as such, never as a byte count), then ``Output:``. A
+``write_stdin`` call types into such a session: it continues that command (its parent), and
+its own header gives the process's exit once it ends. Codex does not retry a call otherwise.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from tracetui.importers._common import (
     set_source_ok,
     shell_argv,
     text_of,
+    tool_argv,
 )
 from tracetui.importers.protocol import Format, Head, feed_file
 
@@ -64,6 +72,14 @@ _MSG_TYPES = {
 _NESTED_TYPES = _EXEC_TYPES | _MSG_TYPES
 _TURN_ENDS = {"turn.completed", "turn.failed", "task_complete", "turn_aborted"}
 _SHELL_FUNCTIONS = {"shell", "container.exec", "exec_command", "local_shell", "shell_command"}
+_HEADER = re.compile(
+    r"\A(?:Command: [^\n]*\n)?(?:Chunk ID: [^\n]*\n)?"
+    r"Wall time: (?P<wall>\d{1,12}(?:\.\d{1,12})?) seconds\n"
+    r"(?:Process exited with code (?P<code>-?\d{1,10})\n)?"
+    r"(?:Process running with session ID (?P<session>\d{1,18})\n)?"
+    r"(?:Original token count: (?P<tokens>\d{1,18})\n)?"
+    r"Output:\n"
+)
 
 
 def sniff(head: Head) -> int:
@@ -102,6 +118,7 @@ class EventFeeder:
         self.calls = InOrder()
         self.done: set[str] = set()  # ids already let out: a late event for them is ignored
         self.cwd: str | None = None
+        self.sessions: dict[str, str] = {}  # exec_command session id -> the call that opened it
 
     def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
@@ -135,11 +152,20 @@ class EventFeeder:
             self.calls.add(str(call_id), rec)
         # The last event of a call: its output as sent to the model, or the end of an exec
         # when no function call asked for one (older exec streams).
-        if _merge(rec, kind, ev, ts) and (
-            kind == "function_call_output" or not rec.get("_wants_output")
-        ):
+        ended = _merge(rec, kind, ev, ts)
+        self._link(rec, kind)
+        if ended and (kind == "function_call_output" or not rec.get("_wants_output")):
             return self._ready(str(call_id))
         return []
+
+    def _link(self, rec: dict[str, Any], kind: Any) -> None:
+        """An exec_command session opened, or a write_stdin call continuing one (its parent)."""
+        opened = rec.get("exec_session_id")
+        if kind == "function_call_output" and opened is not None:
+            self.sessions.setdefault(str(opened), str(rec["command_id"]))
+        typed = rec.get("_stdin_session")
+        if kind == "function_call" and typed is not None:
+            rec["parent_command_id"] = self.sessions.get(str(typed))
 
     def _ready(self, key: str) -> list[dict[str, Any]]:
         self.done.add(key)
@@ -242,7 +268,14 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> bool:
         rec["_wants_output"] = True
         rec["tool_name"] = str(ev.get("name") or "shell")
         rec["rerunnable"] = rec["tool_name"] in _SHELL_FUNCTIONS or kind == "local_shell_call"
-        rec["argv"] = rec["argv"] or _argv(args.get("command") or args.get("cmd"))
+        cmd = args.get("cmd")  # exec_command: a script its shell runs
+        rec["argv"] = rec["argv"] or (
+            shell_argv(cmd) if isinstance(cmd, str) else _argv(args.get("command"))
+        )
+        if not rec["argv"]:  # no command: another tool (write_stdin, apply_patch, a plan…)
+            rec["argv"] = tool_argv(rec["tool_name"], args)
+        if rec["tool_name"] == "write_stdin" and as_int(args.get("session_id")) is not None:
+            rec["_stdin_session"] = as_int(args.get("session_id"))
         workdir = args.get("workdir") or args.get("working_directory")
         rec["cwd"] = workdir if isinstance(workdir, str) else rec["cwd"]
         rec["started_at"] = rec["started_at"] or (ts if isinstance(ts, str) else None)
@@ -278,8 +311,28 @@ def _merge(rec: dict[str, Any], kind: Any, ev: dict[str, Any], ts: Any) -> bool:
         rec.setdefault("_seen_call", text_of(out))
         if rec.get("_exit") is None and isinstance(meta, dict):
             rec["_exit"] = as_int(meta.get("exit_code"))
+        _exec_header(rec, text_of(out))
         return True
     return False
+
+
+def _exec_header(rec: dict[str, Any], text: str) -> None:
+    """The facts of an exec_command / write_stdin output header (see the module docstring)."""
+    m = _HEADER.match(text)
+    if m is None:
+        return
+    if m["code"] is not None and rec.get("_exit") is None:
+        rec["_exit"] = int(m["code"])
+    if m["session"] is not None:
+        rec["exec_session_id"] = int(m["session"])
+        if rec.get("_exit") is None:
+            rec["_still_running"] = True
+    if m["tokens"] is not None:
+        # A count of tokens, not bytes: the whole output was at least this many bytes.
+        rec["original_tokens"] = int(m["tokens"])
+        rec["stdout_bytes_at_least"] = int(m["tokens"])
+    if rec["duration_ms"] is None:
+        rec["duration_ms"] = round(float(m["wall"]) * 1000.0, 3)
 
 
 def _duration(value: Any) -> float | None:
@@ -303,6 +356,8 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
     end_ts = rec.pop("_end_ts", None)
     status = rec.pop("_status", None)
     rec.pop("_wants_output", None)
+    rec.pop("_stdin_session", None)
+    running = rec.pop("_still_running", False)
     if rec["duration_ms"] is None:
         rec["duration_ms"] = duration_ms(rec["started_at"], end_ts) if parse_time(end_ts) else None
     if seen is not None:
@@ -322,6 +377,11 @@ def _finish(rec: dict[str, Any]) -> dict[str, Any]:
         set_no_result(rec, "no end event (still running, or the stream was cut)")
     elif code is None and status == "failed":
         set_exit(rec, None, "command failed with no exit code recorded")
+    elif code is None and running:
+        note = (
+            f"still running (session {rec.get('exec_session_id')}) when Codex returned its output"
+        )
+        set_exit(rec, None, note=note)
     elif code is None:
         set_exit(rec, None, note="no exit code recorded")  # and no failure: exit unknown
     else:
