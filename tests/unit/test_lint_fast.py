@@ -21,9 +21,11 @@ import test_scan
 from records import Line, encode_line, imported, tool
 from secret_shapes import NEAR_MISSES, SHAPES
 
-from tracetui.analysis import lint_registry, lint_select
+from tracetui.analysis import lint_registry, lint_select, suspicion_scan
 from tracetui.analysis.lint import lint_index
+from tracetui.analysis.suspicions import CODES, count_suspicions
 from tracetui.model import marks
+from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.spans import normalize
 from tracetui.record.redact import DEFAULT_RULES, Redactor
 from tracetui.store import fastindex
@@ -393,3 +395,18 @@ def test_kept_field_marked_when_the_span_notes_it(tmp_path: Path, case: str, kep
         noted = bool(normalize(json.loads(line)).problems)
         # An escaped name might spell one the span reads: marked without a problem (harmless).
         assert bool(ix.marks[row] & marks.TYPES) == (noted or case == "escaped-key")
+
+
+def test_hostile_set_suspicion_count_agrees_with_lint(tmp_path: Path) -> None:
+    """summary's count reads only the rows the marks choose: it still counts what lint finds."""
+    rng = random.Random(17)
+    write(tmp_path, [hostile_line(rng, i) for i in range(3000)])
+    ix = index_of(tmp_path / "B.jsonl")
+    fired = {(i.file, i.line, i.code) for i in lint_index(ix, every_row=True) if i.code in CODES}
+    expected = dict.fromkeys(CODES, 0)
+    for _file, _line, code in fired:
+        expected[code] += 1
+    assert count_suspicions(ix) == expected
+    assert expected["TT019"] and expected["TT022"]
+    rows, _parents = suspicion_scan.candidates(ix)
+    assert len(rows) < sum(1 for f in ix.flags if f & (FAILED | TRUNCATED))

@@ -28,7 +28,14 @@ from collections.abc import Iterable
 
 from tracetui.analysis.lint_registry import RULES
 from tracetui.analysis.notes import predicted_success
-from tracetui.analysis.raw_lines import RawLines, json_string, value_at
+from tracetui.analysis.raw_lines import (
+    RawLines,
+    columns_and,
+    columns_or,
+    json_string,
+    ones,
+    value_at,
+)
 from tracetui.model import marks
 from tracetui.model.flags import FAILED, NULL_EXIT, TRUNCATED
 from tracetui.record.redact import DEFAULT_RULES
@@ -78,10 +85,10 @@ def rows_to_read(index: RunIndex) -> Selection:
     n = len(index)
     row_marks = index.marks[:n].tobytes()
     flags = index.flags[:n].tobytes()
-    read = _or(row_marks.translate(_READ_MARKS), flags.translate(_FAILED_CUT))
-    ask = _and(row_marks.translate(_NOTE_MARKS), flags.translate(_FAILED_OR_CUT))
-    rows = set(_ones(read))
-    rows.update(_notes_to_read(index, (r for r in _ones(ask) if r not in rows)))
+    read = columns_or(row_marks.translate(_READ_MARKS), flags.translate(_FAILED_CUT))
+    ask = columns_and(row_marks.translate(_NOTE_MARKS), flags.translate(_FAILED_OR_CUT))
+    rows = set(ones(read))
+    rows.update(_notes_to_read(index, (r for r in ones(ask) if r not in rows)))
     secret = row_marks.translate(_SECRET_MARKS)
     chosen = sorted(rows)
     unmarked = _secrets_unmarked(index, (r for r in chosen if row_marks[r] == marks.ALL))
@@ -121,24 +128,4 @@ def _notes_to_read(index: RunIndex, rows: Iterable[int]) -> list[int]:
             note = json_string(buf, value_at(buf, _NOTE_KEY, start, end), end)
             if note is None or predicted_success(note) is not None:
                 out.append(row)
-    return out
-
-
-def _or(a: bytes, b: bytes) -> bytes:
-    """Byte-wise OR of two 0/1 columns of the same length, at C speed."""
-    return (int.from_bytes(a, "little") | int.from_bytes(b, "little")).to_bytes(len(a), "little")
-
-
-def _and(a: bytes, b: bytes) -> bytes:
-    """Byte-wise AND of two 0/1 columns of the same length, at C speed."""
-    return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(len(a), "little")
-
-
-def _ones(column: bytes) -> list[int]:
-    """Positions of the 1 bytes of a 0/1 column."""
-    out = []
-    at = column.find(1)
-    while at >= 0:
-        out.append(at)
-        at = column.find(1, at + 1)
     return out

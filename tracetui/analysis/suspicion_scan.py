@@ -20,7 +20,16 @@ from tracetui.analysis.lint_incidents import blind_retry, stated_clip, unknown_s
 from tracetui.analysis.lint_registry import OWN_DIALECTS, RULES, Rule
 from tracetui.analysis.lint_rules import missing_contract_keys
 from tracetui.analysis.notes import predicted_success
-from tracetui.analysis.raw_lines import RawLines, json_string, load_json, value_at
+from tracetui.analysis.raw_lines import (
+    RawLines,
+    columns_and,
+    columns_or,
+    json_string,
+    load_json,
+    ones,
+    value_at,
+)
+from tracetui.model import marks
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
 from tracetui.model.markers import Marker, find_marker
 from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
@@ -68,9 +77,13 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
         rows, parents = list(range(first, n)), _cut_parents(index, range(first, n))
     else:
         rows, parents = candidates(index, first)
+    # The scanner's marks, where it judged the row: exact for what they say (a record imported,
+    # a cut of unknown size); the byte looks are for the rows it left to Python.
+    row_marks = index.marks if len(index.marks) >= n else None
     with RawLines(index) as raw:
         for row in rows:
             f = flags[row]
+            m = marks.ALL if row_marks is None else row_marks[row]
             if f & (BAD | SIDECAR):
                 continue
             got = raw.locate(row)
@@ -87,9 +100,18 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
             cut = f & TRUNCATED
             failed = f & FAILED and not f & NULL_EXIT  # a real nonzero exit
             codes: set[str] | None = None
-            if whole or parent_obj is not None or _imported(buf, start, end):
+            known = m != marks.ALL
+            if (
+                whole
+                or parent_obj is not None
+                or (m & marks.IMPORTED if known else _imported(buf, start, end))
+            ):
                 pass  # the rules themselves (imported records; a retry to compare)
-            elif cut and (failed or hidden[row] == NO_VALUE or not _byte_counts(buf, start, end)):
+            elif cut and (
+                failed
+                or hidden[row] == NO_VALUE
+                or (m & marks.UNSIZED if known else not _byte_counts(buf, start, end))
+            ):
                 # TT019 or TT020 may fire: they need the streams' evidence (TT022 comes along).
                 obj = load_json(buf[start:end]) if obj is None else obj
                 codes = _stream_codes(obj, bool(failed))
@@ -200,31 +222,45 @@ _MAY_FIRE = bytes(
     1 if f & (FAILED | TRUNCATED) and not f & (BAD | SIDECAR) else 0 for f in range(256)
 )
 """Row flags → 1 for a row that failed or was cut (of the trace itself), else 0."""
+_FAILED_CUT = bytes(
+    1 if f & TRUNCATED and f & FAILED and not f & NULL_EXIT else 0 for f in range(256)
+)
+"""Row flags → 1 for a row that exited nonzero with a code and was cut (TT019 may fire)."""
+_MARKED = bytes(
+    1 if m == marks.ALL or m & (marks.NOTE | marks.UNSIZED | marks.IMPORTED) else 0
+    for m in range(256)
+)
+"""Row marks → 1 for a row an incident rule other than TT019 may fire on: a note (TT022), a cut
+of unknown size (TT020), an imported record, or one the scanner did not judge."""
 
 
 def candidates(index: RunIndex, first: int = 0) -> tuple[list[int], dict[int, int]]:
     """Rows from ``first`` of a run in tracetui's dialects that may fire, in order: failed or
-    cut rows (found at C speed in the flags column), and retries of cut rows; with each retry's
-    cut parent."""
+    cut rows that failed with an exit code and were cut, carry a note, were cut without a size
+    or are imported records (found at C speed in the flags and the scanner's marks), and cut
+    retries of cut rows; with each retry's cut parent."""
     n = len(index)
-    marks = index.flags[:n].tobytes().translate(_MAY_FIRE)
-    rows = set()
-    row = marks.find(1, first)
-    while row >= 0:
-        rows.add(row)
-        row = marks.find(1, row + 1)
+    flags = index.flags[:n].tobytes()
+    may = flags.translate(_MAY_FIRE)
+    if len(index.marks) >= n:
+        marked = index.marks[:n].tobytes().translate(_MARKED)
+        may = columns_and(may, columns_or(marked, flags.translate(_FAILED_CUT)))
+    rows = set(ones(may, first))
     parents = _cut_parents(index, (r for r in index.parent_ids if r >= first))
     rows.update(parents)
     return sorted(rows), parents
 
 
 def _cut_parents(index: RunIndex, rows: Iterable[int]) -> dict[int, int]:
-    """Row → its parent's row, for the ``rows`` (of those committed) whose parent was cut."""
-    n = len(index)
+    """Row → its parent's row, for the ``rows`` (of those committed) cut like their parent
+    (blind_retry asks the retry to cut again what its parent cut)."""
+    n, flags = len(index), index.flags
     out = {}
     for row in rows:
-        if row < n and (parent := truncated_parent(index, row)) is not None:
-            out[row] = parent
+        if row < n and flags[row] & TRUNCATED:
+            parent = truncated_parent(index, row)
+            if parent is not None:
+                out[row] = parent
     return out
 
 
@@ -240,7 +276,9 @@ _OWN_SCHEMA_SPACED = b'{"schema": "tracetui/'
 
 
 def _imported(buf: bytes, start: int, end: int) -> bool:
-    """The record's ``schema`` is ``import/…``."""
+    """The record's ``schema`` is ``import/…`` (or the key is there twice: the rules decide)."""
+    if buf.count(_SCHEMA_KEY, start, end) > 1:
+        return True
     if buf.startswith(_OWN_SCHEMA, start) or buf.startswith(_OWN_SCHEMA_SPACED, start):
         return False  # how tracetui writes a record (compact or json.dumps-spaced): at once
     at = value_at(buf, _SCHEMA_KEY, start, end)
@@ -248,8 +286,11 @@ def _imported(buf: bytes, start: int, end: int) -> bool:
 
 
 def _byte_counts(buf: bytes, start: int, end: int) -> bool:
-    """Both streams' ``{s}_bytes`` hold a number (TT020 cannot fire then)."""
+    """Both streams' ``{s}_bytes`` hold a number (TT020 cannot fire then); False when a key is
+    there more than once (the last one counts, or one is nested: only parsing tells)."""
     for key in _BYTES_KEYS:
+        if buf.count(key, start, end) > 1:
+            return False
         at = value_at(buf, key, start, end)
         if at < 0 or not 0x30 <= buf[at] <= 0x39:  # not a digit: null, a string, absent
             return False
@@ -258,10 +299,13 @@ def _byte_counts(buf: bytes, start: int, end: int) -> bool:
 
 def _note_fires(buf: bytes, start: int, end: int) -> bool:
     """TT022 on a row that failed with an exit code or was cut: its note predicts success."""
+    # The one occurrence of the key: the record's own, or a nested one while the record has
+    # none (then nothing fires, whatever it says). Twice: only parsing tells which counts.
+    once = buf.count(_NOTE_KEY, start, end) == 1
     at = value_at(buf, _NOTE_KEY, start, end)
-    if at < 0 or buf.startswith(b"null", at):
+    if at < 0 or (once and buf.startswith(b"null", at)):
         return False
-    note = json_string(buf, at, end)
+    note = json_string(buf, at, end) if once else None
     if note is not None and predicted_success(note) is None:
         return False  # the common case, decided without parsing the line
     obj = load_json(buf[start:end])
