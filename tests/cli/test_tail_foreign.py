@@ -106,3 +106,10 @@ def test_a_growing_codex_stream_in_text_mode(tmp_path: Path) -> None:
         _stop(proc)
     assert "exit 101" in out and "/bin/bash -lc 'cargo test'" in out
     assert proc.stdout is not None and proc.stdout.read() == ""
+
+
+def test_once_on_a_cut_document_says_what_is_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tail", "--once", str(AGENTS / "swe_agent_cut.traj")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines()[-1].startswith("tracetui: swe-agent import: not valid JSON")

@@ -160,6 +160,8 @@ class ForeignFollower:
         """The trace is read as it is now, for good (``tail --once``): the calls still held end
         as a whole-file conversion ends them (no result recorded). Rows added."""
         if self._lines is None:
+            if self._doc.unreadable:  # it will not be completed now: say what is wrong with it
+                self._note(f"{self.fmt} import: {self._doc.unreadable}")
             return self._flush(self._sink.add(self._doc.take_held()))
         return self._flush(self._lines.finish())
 
@@ -359,7 +361,7 @@ def _reads_by_line(run: Run) -> bool:
         with open_regular(run.base) as fh:
             return fh.read(2) != b"\x1f\x8b"
     except OSError:
-        return True
+        return False  # a folder (OpenHands V1's events/), or nothing readable: read it whole
 
 
 def _signature(path: str) -> tuple[object, ...] | None:

@@ -240,6 +240,8 @@ class DocumentImport:
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
         self.pending = Pending(0)
+        self.unreadable: str | None = None
+        """Why the last read found no document (None when it found one)."""
         self._held: list[dict[str, Any]] = []
         self._seen: dict[str, float] = {}
 
@@ -269,14 +271,17 @@ class DocumentImport:
         still writing it: nothing could be read from it)."""
         records: list[dict[str, Any]] = []
         problem = None
+        self.unreadable = None
         try:
             for record in importers.convert(path, self.fmt):
                 records.append(record)
         except ImportProblem as exc:
             if not records and "no tool calls found" not in str(exc):
+                self.unreadable = str(exc)
                 return None
             problem = str(exc) if records else None
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            self.unreadable = str(exc)
             return None
         cut = len(records)
         while cut and records[cut - 1].get("result_missing") is True:
