@@ -333,7 +333,7 @@ class ForeignFollower:
                 added = 0
             if self.more:
                 continue
-            if self.unsettled:
+            if self.unsettled and not self.paused:
                 self._stop.wait(POLL_MIN)  # a document settling: look again soon
             else:
                 waiter.wait(busy=added > 0 or self.changed, paused=self.paused)
