@@ -200,6 +200,7 @@ class Conversation:
         self.calls = InOrder()
         self.by_call_id: dict[str, str] = {}  # tool_call_id -> the action's key
         self.last_run: str | None = None
+        self.errors: list[str] = []  # the conversation errors so far, in order
 
     def run(self, events: list[Located]) -> Iterator[dict[str, Any]]:
         forgotten: set[str] = set()
@@ -216,7 +217,9 @@ class Conversation:
                 yield from out
         for _key, rec in self.calls.rest():
             if rec.get("_open"):
-                stopped = rec.get("_stopped")
+                # The first conversation error after the call, if any, left it unanswered.
+                after = int(rec.get("_errors_before", 0))
+                stopped = self.errors[after] if after < len(self.errors) else None
                 why = (
                     f"no observation: the conversation stopped with an error ({stopped})"
                     if stopped
@@ -249,10 +252,7 @@ class Conversation:
             return [_clean(r) for r in self.calls.finish(key or "")]
         if kind == "ConversationErrorEvent":
             code, detail = one_line(ev.get("code"), 80), one_line(ev.get("detail"))
-            stopped = ": ".join(t for t in (code, detail) if t) or "no detail"
-            for rec in self.calls.records.values():  # the calls it left without a result
-                if rec.get("_open"):
-                    rec.setdefault("_stopped", stopped)
+            self.errors.append(": ".join(t for t in (code, detail) if t) or "no detail")
         return []
 
     def _key_for(self, ev: dict[str, Any]) -> str | None:
@@ -301,6 +301,7 @@ class Conversation:
         if ev.get("action") is None:
             rec["not_executed"] = True  # the SDK could not turn the call into an action
         rec["_open"] = True
+        rec["_errors_before"] = len(self.errors)
         self.calls.add(key, rec)
         if call_id is not None:
             self.by_call_id.setdefault(str(call_id), key)
@@ -320,7 +321,7 @@ def _arguments(ev: dict[str, Any]) -> dict[str, Any]:
 
 
 def _clean(rec: dict[str, Any]) -> dict[str, Any]:
-    for k in ("_open", "_shell", "_stopped"):
+    for k in ("_open", "_shell", "_errors_before"):
         rec.pop(k, None)
     return rec
 
@@ -351,6 +352,12 @@ def _result(rec: dict[str, Any], ev: dict[str, Any]) -> None:
     preview = prefix + text + suffix
     shell = bool(rec.get("_shell"))
     _set_preview(rec, preview, complete=rec["tool_name"] in _MARKED_TOOLS or shell)
+    if isinstance(rec.get("full_output_file"), str):
+        # Where the whole output is, and what OpenHands put around it in the model's view.
+        rec["stdout_kept_by_agent"] = {
+            "path": rec["full_output_file"],
+            "around": [len(prefix), len(suffix)],
+        }
     save_dir = obs.get("full_output_save_dir")
     if isinstance(save_dir, str) and save_dir:
         rec["full_output_save_dir"] = save_dir[:_PATH_CHARS]
