@@ -341,3 +341,17 @@ def test_a_broken_event_file_in_the_folder_is_noted(tmp_path: Path) -> None:
     assert run.notes[0].startswith("openhands-v1 import: 11 tool call(s) imported; 1 problem(s): ")
     assert bad in run.notes[0]
     assert spans[0].raw.get("result_missing") is True  # its observation was the broken file
+
+
+def test_a_conversation_error_names_only_the_calls_before_it(tmp_path: Path) -> None:
+    act = EVENTS[25]  # python -m pytest, never answered
+    error = EVENTS[26]
+    later = json.loads(json.dumps(act).replace("toolu_12", "toolu_13").replace("a0012", "a0013"))
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps([act, error, later]), encoding="utf-8")
+    _run, spans = _spans(path)
+    assert [s.raw.get("exit_note") for s in spans] == [
+        "no observation: the conversation stopped with an error "
+        "(LLMBadRequestError: The model refused the request.)",
+        "no observation recorded (the conversation ended before the tool returned?)",
+    ]
