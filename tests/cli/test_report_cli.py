@@ -42,9 +42,10 @@ def test_report_to_stdout(billing: Path) -> None:
     lines = p.stdout.split("\n")
     assert lines[0] == f"# Postmortem: `pytest`, 3 attempts (chain `{FIRST}`)"
     assert (
-        "3 attempts; the last one exited 0. The agent never saw 16,014 bytes (66%) of attempt 1's stdout."
-        " 2 more attempts were clipped too."
-    ) in p.stdout
+        "3 attempts; the last one exited 0. The agent never saw 16,014 bytes (66%) of attempt 1's stdout,"
+        " where the kept output shows `E       AssertionError: assert Decimal('33.33') =="
+        " Decimal('33.34')`. 2 more attempts were clipped too."
+    ) in p.stdout  # the sample keeps its streams: no re-run needed to name the failure
     assert "| 1 | `3f76` | 1 | 42.3 s | 8,192 / 24,206 | 0 / 0 | 16,014 | 66% |" in lines
     assert "| 3 | `a306` | 0 | 41.4 s | 8,192 / 22,445 | 0 / 0 | 14,253 | 64% |" in lines
     assert p.stdout.count("✂──── 16,014 bytes the agent never saw ────✂") == 2

@@ -9,15 +9,18 @@ so a preview cannot close its own code span or block.
 
 Re-runs recorded in the run's sidecar (``B.reruns.jsonl``, rows flagged ``SIDECAR``) are read
 for what they prove: exit and bytes now, a hash verdict against the original, and the lines of
-the re-run's stored preview that lie beyond the window the agent was shown.
+the re-run's stored preview that lie beyond the window the agent was shown. A stream ``tracetui
+run`` kept whole is quoted too, hash-checked, without a re-run (:mod:`tracetui.export.kept_unseen`):
+so the report reads the kept output files beside the run.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from tracetui.analysis.chains import PARENT_MISSING, ChainIndex
+from tracetui.export.failures import failure_lines, strongest_failure, unseen_window
+from tracetui.export.kept_unseen import kept_section, kept_strongest
 from tracetui.export.markdown import bounded_lines, code_span, duration, fence, num, share
 from tracetui.model.flags import SIDECAR
 from tracetui.model.markers import split_preview
@@ -29,24 +32,6 @@ from tracetui.store.index import RunIndex
 
 PREVIEW_LINES = 40
 """Preview lines shown per attempt (split between both sides of a head_tail cut)."""
-UNSEEN_LINES = 45
-"""Lines of a re-run's never-seen part shown per stream."""
-FAILURE_LINES = 8
-"""Failure-looking lines listed per stream from the never-seen part."""
-
-# Lines that usually explain a failure, strongest first: the verdict quotes the first hit.
-_FAILURE_PATTERNS = [
-    re.compile(p)
-    for p in (
-        r"\b\w*(Error|Exception)\b:",
-        r"\bassert(ion)?\b",
-        r"^Traceback \(most recent call last\)",
-        r"\bpanicked at\b",
-        r"^(error|fatal)(\[\w+\])?:",
-        r"\b(FAILED|FAILURES?|FAIL)\b",
-        r"\berror\b",
-    )
-]
 
 
 class ReportError(Exception):
@@ -121,34 +106,6 @@ def _unseen_text(original: Span, stream: str, rerun: Span) -> tuple[str, int, in
     start, size = windows.unseen_start, windows.unseen_bytes
     data = out.read(start, size)
     return data.decode("utf-8", "replace"), start, size, len(data) >= size
-
-
-def _failure_rank(line: str) -> int | None:
-    for rank, pattern in enumerate(_FAILURE_PATTERNS):
-        if pattern.search(line):
-            return rank
-    return None
-
-
-def failure_lines(text: str, limit: int = FAILURE_LINES) -> list[str]:
-    """Lines that look like they explain a failure, in order, at most ``limit``."""
-    out = []
-    for line in text.split("\n"):
-        if line.strip() and _failure_rank(line) is not None:
-            out.append(line.strip())
-            if len(out) >= limit:
-                break
-    return out
-
-
-def strongest_failure(text: str) -> str | None:
-    """The single line the verdict quotes: the first line of the strongest failure kind."""
-    best: tuple[int, str] | None = None
-    for line in text.split("\n"):
-        rank = _failure_rank(line) if line.strip() else None
-        if rank is not None and (best is None or rank < best[0]):
-            best = (rank, line.strip())
-    return best[1] if best else None
 
 
 # ------------------------------------------------------------------ the chain
@@ -261,6 +218,8 @@ def _verdict(
     found = next((f for f in map(strongest_failure, texts) if f), None)
     if found:
         sentence += f", where a re-run shows {code_span(found[:300])}"
+    elif (kept := kept_strongest(index, span, stream.name)) is not None:
+        sentence += f", where the kept output shows {code_span(kept[:300])}"
     sentence += "."
     others = len(clipped) - 1
     if others:
@@ -330,6 +289,7 @@ def _attempt(
     for f in span.streams:
         out.append("")
         out.extend(_preview(f))
+        out.extend(kept_section(index, span, f))  # what the agent never saw, if it was kept
     for rr in reruns.get(span.command_id or "", []):
         rspan = index.span(rr)
         if rspan is not None:
@@ -452,24 +412,5 @@ def _rerun(index: RunIndex, row: int, original: Span, rerun: Span) -> list[str]:
             out.append("")
             out.extend(f"- {code_span(x[:300])}" for x in fails)
         out.append("")
-        out.extend(fence(_unseen_window(text)))
+        out.extend(fence(unseen_window(text)))
     return out
-
-
-def _unseen_window(text: str) -> list[str]:
-    """Up to :data:`UNSEEN_LINES` of the never-seen text, from a little before its strongest failure."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    best = strongest_failure(text)
-    start = 0
-    if best is not None and len(lines) > UNSEEN_LINES:
-        first = next(i for i, x in enumerate(lines) if x.strip() == best)
-        start = max(0, min(first - UNSEEN_LINES // 3, len(lines) - UNSEEN_LINES))
-    end = min(len(lines), start + UNSEEN_LINES)
-    body = bounded_lines("\n".join(lines[start:end]), UNSEEN_LINES, keep="start", what="")
-    if start:
-        body.insert(0, f"[… {num(start)} lines before this not shown here …]")
-    if end < len(lines):
-        body.append(f"[… {num(len(lines) - end)} more lines not shown here …]")
-    return body
