@@ -67,6 +67,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         kept = find_kept(index.run.base, span.raw, stream, imported=index.run.source_format)
         with open_verified(kept) as verified:
+            if kept.note is not None:  # another agent's copy: no hash to check it against
+                print(f"tracetui: show: {neutralize_line(kept.note)}", file=sys.stderr)
             start, end = (kept.unseen_start, kept.unseen_end) if args.unseen else (0, kept.size)
             if args.unseen and start == end:
                 print(

@@ -55,6 +55,11 @@ FORMAT = "claude-code"
 _EXIT = re.compile(r"\AExit code (-?\d+)\b")
 _INTERRUPTED = "[Request interrupted by user"
 _REFUSED = "The user doesn't want to"
+# A big result Claude Code saved to a file, showing the model only a preview of its head.
+_SAVED = re.compile(
+    r"^<persisted-output>\nOutput too large \(([^)\n]{1,40})\)\. Full output saved to: ([^\n]+)\n",
+    re.M,
+)
 _LINE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot"}
 _AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _DENIED = re.compile(
@@ -288,6 +293,11 @@ def _result(
         rec["tool_use_result_text"] = one_line(said, 300)
     # Claude Code marks every cut it makes, so no marker means the model read it all.
     set_output(rec, text, full=full, complete=True)
+    saved = _SAVED.search(text)
+    if saved and rec.get("stdout_truncated"):
+        # Where the whole output is: `tracetui show` reads it (record/kept_imported.py).
+        path, size = saved.group(2)[:4096], saved.group(1)
+        rec["stdout_kept_by_agent"] = {"path": path, "stated_size": size}
     m = _EXIT.match(text)
     if m:
         set_exit(rec, int(m.group(1)))

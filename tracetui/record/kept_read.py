@@ -28,18 +28,15 @@ from typing import IO, Any, cast
 
 from tracetui.record.kept import FILE_SUFFIX, kept_dir
 
+# Re-exported: every reader catches them from here.
+from tracetui.record.kept_errors import KeptMismatch as KeptMismatch
+from tracetui.record.kept_errors import NotKept as NotKept
+from tracetui.record.kept_imported import AgentKept, find_agent_kept
+
 CHUNK = 1 << 20
 _SHA = re.compile(r"\A[0-9a-f]{64}\Z")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-class NotKept(Exception):
-    """No kept bytes for this stream; ``str()`` is one line saying why."""
-
-
-class KeptMismatch(NotKept):
-    """The kept bytes are there but do not match the record (changed, damaged, truncated)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +55,10 @@ class KeptStream:
     """The file, for messages."""
     opener: Callable[[], IO[bytes]] | None
     """Opens the bytes (decompressed); None for an empty stream."""
+    check: Callable[[IO[bytes]], None] | None = None
+    """Checks the opened bytes instead of the hash (raises ``KeptMismatch``); None: the sha256."""
+    note: str | None = None
+    """How far the bytes could be checked, when that is less than a recorded hash (one line)."""
 
     @property
     def unseen(self) -> int:
@@ -102,13 +103,27 @@ def find_kept(
     ours). Raises :class:`NotKept` with the reason. Nothing is read yet.
     """
     if imported is not None and f"{stream}_kept" not in raw:
-        raise NotKept(f"it is from an imported {imported} trace, which kept no full output")
+        return _from_agent(find_agent_kept(raw, stream, imported))
     sha, size, start, end = _kept_object(raw, stream)
     folder = kept_dir(os.path.abspath(base))
     name = sha + FILE_SUFFIX
     where = os.path.join(folder, name)
     opener = None if size == 0 else (lambda: _open_store_file(folder, name))
     return KeptStream(sha, size, start, end, where, opener)
+
+
+def _from_agent(found: AgentKept) -> KeptStream:
+    """What another agent kept (:mod:`tracetui.record.kept_imported`): no hash, its own check."""
+    return KeptStream(
+        "",
+        found.size,
+        found.unseen_start,
+        found.unseen_end,
+        found.where,
+        found.opener,
+        check=found.check,
+        note=found.note,
+    )
 
 
 def _open_store_file(folder: str, name: str) -> IO[bytes]:
@@ -190,7 +205,9 @@ def open_verified(kept: KeptStream) -> Iterator[VerifiedKept]:
     """
     fh = kept.opener() if kept.opener is not None else None
     try:
-        if fh is not None:
+        if fh is not None and kept.check is not None:
+            kept.check(fh)
+        elif fh is not None:
             _check(kept, fh)
         verified = VerifiedKept(kept, fh)
         yield verified
