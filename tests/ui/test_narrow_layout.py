@@ -11,7 +11,6 @@ from viewer_helpers import make_app, settle
 from tracetui.ui.app import TraceApp
 from tracetui.ui.widgets.detail import DetailPane
 
-
 THUMB = " ▁▂▃▄▅▆▇█▀"
 """The scrollbar's thumb, drawn at the pane's right edge: not part of the text."""
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from test_live import until
+from test_narrow_layout import screen_lines
 from textual.message import Message
 from textual.widgets import Checkbox
 from viewer_helpers import settle
@@ -29,6 +30,7 @@ from tracetui.ui.app import TraceApp
 from tracetui.ui.screens.confirm_rerun import ConfirmRerun
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.rerun_pane import RerunPane
+from tracetui.ui.widgets.rerun_unseen import FIRST_FAILURE
 
 PY = sys.executable
 CAP = 8192
@@ -117,7 +119,19 @@ async def test_confirm_run_diff_and_the_never_seen_failure(tmp_path: Path) -> No
         )
         assert "no difference" in diff_part and FAILURE not in diff_part
         assert unseen_part.rstrip().endswith(FAILURE)
-        assert unseen_part.startswith("\nEnd jumps to its last lines\n…")  # 8,192 is mid-line
+        # It opens on the first failure line the agent never saw (rerun/landmark.py), in view.
+        assert pane.pages["stdout"] == pane.failures["stdout"] == 12_208
+        assert unseen_part.startswith(
+            f"\n{FIRST_FAILURE}\nbytes 12,208–12,249 of 12,249   (the end) · < back\n…{FAILURE}"
+        )
+        assert any(FIRST_FAILURE in line for line in screen_lines(app))
+        # < goes back a page, then to the excerpt (its start and its end).
+        await pilot.press("less_than_sign")
+        assert "bytes 4,016–12,208 of 12,249   > next · < back" in text(app, "#rerun-stdout")
+        await pilot.press("less_than_sign")
+        assert pane.pages["stdout"] is None
+        excerpt = text(app, "#rerun-stdout").split("12,249 B from byte 8,192 ──")[1]
+        assert excerpt.startswith("\nEnd jumps to its last lines\n…")  # 8,192 is mid-line
         # Paging: > shows the first page of the never-seen part, again the next, < goes back.
         await pilot.press("greater_than_sign")
         assert "bytes 0–8,192 of 12,249   > next · < back" in text(app, "#rerun-stdout")

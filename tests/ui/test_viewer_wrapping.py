@@ -4,17 +4,21 @@ confirmation's wrapped lines, read from the rendered screen."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_confirm_rerun import LONG, ask
 from test_confirm_rerun import make_app as confirm_app
 from test_narrow_layout import screen_lines
 from test_stats_screen import creep_run
+from textual.app import App
+from textual.widgets import Static
 from viewer_helpers import make_app, settle
 
 from tracetui.ui.screens.confirm_rerun import LABEL, hanging
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.stats import StatsScreen
+from tracetui.ui.widgets.still_scroll import StillScroll
 from tracetui.ui.widgets.trend_chart import TrendChart
 
 
@@ -91,3 +95,35 @@ async def test_help_wrapped_lines_keep_their_indent() -> None:
         indent = len("Detail ")
         assert all(line.startswith(names) or line[:indent] == " " * indent for line in lines)
         assert len(lines) > len(names)  # 80 columns: some did wrap
+
+
+class Scrolling(App[None]):
+    def compose(self):  # type: ignore[no-untyped-def]
+        with StillScroll(id="scroll"):
+            yield Static("\n".join(f"line {i}" for i in range(200)))
+
+
+@pytest.mark.parametrize(("key", "at_end"), [("end", True), ("home", False)], ids=["end", "home"])
+async def test_home_and_end_jump_without_animation(
+    key: str, at_end: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Headless tests draw animations at once, so what is checked is the request: animate=False.
+    asked: list[object] = []
+    for name in ("scroll_home", "scroll_end"):
+        real = getattr(StillScroll, name)
+
+        def spy(self: StillScroll, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            asked.append(kwargs.get("animate", True))
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(StillScroll, name, spy)
+    app = Scrolling()
+    async with app.run_test(size=(40, 10)) as pilot:
+        scroll = app.query_one(StillScroll)
+        scroll.focus()
+        scroll.scroll_to(y=50, animate=False)
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        assert scroll.scroll_y == (scroll.max_scroll_y if at_end else 0)
+    assert asked == [False]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -38,17 +37,17 @@ from textual.widgets import Checkbox, Static, TabbedContent, TabPane
 
 from tracetui.model.spans import STREAMS
 from tracetui.model.text import neutralize, neutralize_line
-from tracetui.rerun import diff
+from tracetui.rerun import landmark
 from tracetui.rerun import runner as rerun
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.rerun.spool import MAX_OUTPUT
 from tracetui.ui.host import ViewerHost
-from tracetui.ui.widgets.rerun_text import VERDICT_STYLE, diff_style, exit_text, newline
+from tracetui.ui.widgets.rerun_text import VERDICT_STYLE, diff_style, exit_text
+from tracetui.ui.widgets.rerun_unseen import FIRST_FAILURE, PAGE, draw_unseen
+from tracetui.ui.widgets.still_scroll import StillScroll
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds before the pane's re-run is killed (the CLI's default is longer: nobody watches it)."""
-PAGE = 8 << 10
-"""Bytes of the never-seen part per page (``>`` / ``<``); the first view is an excerpt."""
 MAX_DIFF_CHARS = 100_000
 """Characters of a diff drawn; the rest is counted, not drawn (a 64 KiB window can differ whole)."""
 RULE_LABELS = {"ansi": "ansi", "timestamps": "time", "durations": "dur", "hex": "hex", "tmp": "tmp"}
@@ -161,6 +160,8 @@ class RerunPane(Vertical):
         self.rules: set[str] = set(RULE_NAMES)
         self.pages: dict[str, int | None] = {s: None for s in STREAMS}
         """Per stream: None shows the excerpt, an offset shows that page of the unseen part."""
+        self.failures: dict[str, int | None] = {s: None for s in STREAMS}
+        """Per stream: where the first failure line of the unseen part starts (rerun/landmark)."""
         self._lock = threading.Lock()
         self._closed = False
         self._last_progress = 0.0
@@ -174,7 +175,7 @@ class RerunPane(Vertical):
                 )
         with TabbedContent(id="rerun-tabs"):
             for s in STREAMS:
-                with TabPane(s, id=f"tab-{s}"), VerticalScroll(classes="rerun-scroll"):
+                with TabPane(s, id=f"tab-{s}"), StillScroll(classes="rerun-scroll"):
                     yield RerunBody("the diff appears when the re-run ends", id=f"rerun-{s}")
 
     def on_mount(self) -> None:
@@ -242,7 +243,13 @@ class RerunPane(Vertical):
             return
         self.query_one("#rerun-rules").display = True
         self._status(self.summary())
+        for s in STREAMS:  # open on the first failure line the agent never saw, if there is one
+            c = self.result.comparison(s)
+            self.pages[s] = self.failures[s] = landmark.first_failure(
+                self.result.captured.stream(s), c.windows
+            )
         self.render_streams()
+        self.call_after_refresh(self._show_failures)
         if self.result.sidecar:
             # The index is the app's: ask it to take the new row in, never index it here.
             self.post_message(self.Recorded(self.result.sidecar))
@@ -311,6 +318,17 @@ class RerunPane(Vertical):
         for s in STREAMS:
             self.query_one(f"#rerun-{s}", RerunBody).update(self.stream_text(s))
 
+    def _show_failures(self) -> None:
+        for s in STREAMS:
+            body = self.query_one(f"#rerun-{s}", RerunBody)
+            plain = str(body.render())
+            if (
+                self.failures[s] is not None
+                and FIRST_FAILURE in plain
+                and isinstance(body.parent, StillScroll)
+            ):
+                body.parent.scroll_to_line(plain, plain[: plain.index(FIRST_FAILURE)].count("\n"))
+
     def stream_text(self, name: str) -> Text:
         """One tab: the diff under the current rules, then what the agent never saw."""
         assert self.result is not None
@@ -341,48 +359,10 @@ class RerunPane(Vertical):
                 kind = diff_style(line)
                 t.append(neutralize(line) + "\n", st(kind) if kind else "")
         t.append("\n")
-        self._unseen(t, st, name, c)
+        offset, failure = self.pages[name], self.failures[name]
+        draw_unseen(t, st, self.result, name, c, offset, failure)  # ui/widgets/rerun_unseen.py
         t.rstrip()
         return t
-
-    def _unseen(self, t: Text, st: Callable[[str], Style], name: str, c: diff.Comparison) -> None:
-        assert self.result is not None
-        total = c.windows.unseen_bytes
-        if not total:
-            t.append("── never seen by the agent: nothing ──\n", st("heading"))
-            t.append("the window the agent saw covers the whole new output\n", st("dim"))
-            return
-        t.append(
-            f"── never seen by the agent: {total:,} B from byte {c.windows.unseen_start:,} ──\n",
-            st("heading"),
-        )
-        offset = self.pages[name]
-        start = c.windows.unseen_start
-        # The cut rarely falls on a line start: say so rather than show half a line as a line.
-        mid_line = start > 0 and self.result.captured.stream(name).read(start - 1, 1) != b"\n"
-        if offset is None:
-            ex = self.result.unseen_excerpt(name)
-            if ex.end or ex.skipped:
-                t.append("excerpt: its start and its end · > pages through all of it\n", st("dim"))
-            if total > 2048:  # the last lines are usually the verdict (a summary, the error)
-                t.append("End jumps to its last lines\n", st("dim"))
-            if mid_line:
-                t.append("…", st("dim"))
-            t.append(neutralize(ex.start))
-            if ex.end or ex.skipped:
-                newline(t)
-                t.append(
-                    f"[… {ex.skipped:,} B not shown here: > pages through them …]\n", st("warn")
-                )
-                t.append(neutralize(ex.end))
-            return
-        data = self.result.unseen(name, offset, PAGE)
-        end = offset + len(data)
-        t.append(f"bytes {offset:,}–{end:,} of {total:,}", st("dim"))
-        t.append("   > next · < back\n" if end < total else "   (the end) · < back\n", st("dim"))
-        if offset > 0 or mid_line:
-            t.append("…", st("dim"))
-        t.append(neutralize(diff.decode(data, self.result.binary)))
 
     # ------------------------------------------------------------------ actions
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
