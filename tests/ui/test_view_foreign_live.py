@@ -114,3 +114,23 @@ async def test_a_document_trace_is_read_again_with_the_cursor_kept(tmp_path: Pat
         # The new rows' ids are marked; the rows read before are not.
         assert underlined(3) and underlined(4)
         assert not underlined(0) and not underlined(2)
+
+
+async def test_a_rebuilt_document_keeps_the_cursor_on_the_same_call(tmp_path: Path) -> None:
+    path = tmp_path / "run.traj"
+    path.write_bytes(_traj(3))
+    app = TraceApp(open_paths([str(path)]), follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await start(pilot)
+        first = app.index
+        app.spans.move_to(2)
+        await settle(pilot)
+        assert first is not None and first.ids[app.selected_row or 0] == "step-3"
+        doc = json.loads(_traj(4))
+        doc["trajectory"][0]["action"] = "ls -la"  # an earlier call changed: the list is rebuilt
+        path.write_bytes(json.dumps(doc).encode())
+        await until(pilot, lambda: app.index is not first and len(app.spans.view or ()) == 4)
+        assert app.index is not None
+        await until(pilot, lambda: app.selected_row == 2)
+        assert app.index.ids[2] == "step-3"
+        assert app.spans.fresh == frozenset({0, 3})  # the rows not as before

@@ -98,6 +98,7 @@ class ForeignFollower:
         """The last poll added rows or changed the running calls (a busy trace: look soon)."""
         self.by_line = _reads_by_line(run)
         self._retired: list[ImportSink] = []
+        self._reset_due = False
         self._before: dict[bytes, int] = {}
         """Digests of the rows of conversions before a restart, with how many of each."""
         self._sink = ImportSink(run)
@@ -166,6 +167,11 @@ class ForeignFollower:
         return self._flush(self._lines.finish())
 
     def _flush(self, rows: list[tuple[int, Span | BadLine]]) -> int:
+        if self._reset_due:
+            # After the rows are in: a consumer can find its call again (by id) in the new index.
+            self._reset_due = False
+            if self.on_reset is not None:
+                self.on_reset(self.index)
         if rows and self.on_rows is not None:
             known: dict[int, Item] = dict(rows)
             self.on_rows(rows[0][0], RowItems(self.index, rows[0][0], len(rows), known))
@@ -196,8 +202,7 @@ class ForeignFollower:
             self._lines = LineImport(self._sink, self.fmt, self._note)
         self._close_file()
         self._head, self._size, self._line_no = b"", 0, 0
-        if self.on_reset is not None:
-            self.on_reset(self._sink.index)
+        self._reset_due = True  # told once the new index has this poll's rows
 
     # ------------------------------------------------------------------ line by line
     def _poll_lines(self) -> list[tuple[int, Span | BadLine]]:
