@@ -85,7 +85,8 @@ def receiver() -> Iterator[Any]:
 
 def test_endpoint_post(receiver: Any) -> None:
     url = f"http://127.0.0.1:{receiver.server_address[1]}"
-    p = tracetui(SAMPLE, "--endpoint", url)
+    # http/json kept here (protobuf, the default, is covered by test_export_otlp_http.py).
+    p = tracetui(SAMPLE, "--endpoint", url, "--protocol", "http/json")
     assert p.returncode == 0, p.stderr
     assert p.stderr.decode() == f"tracetui: 10 spans sent to {url}/v1/traces in 1 request\n"
     ((path, ctype, body),) = receiver.got
@@ -96,7 +97,7 @@ def test_endpoint_post(receiver: Any) -> None:
 def test_endpoint_refusal_exits_1(receiver: Any) -> None:
     receiver.status = 503
     url = f"http://127.0.0.1:{receiver.server_address[1]}/v1/traces"
-    p = tracetui(SAMPLE, "--endpoint", url)
+    p = tracetui(SAMPLE, "--endpoint", url, "--max-attempts", "1")  # 503 is retried otherwise
     assert p.returncode == 1
     assert p.stderr.decode() == f"tracetui: export: {url}: HTTP 503 Service Unavailable\n"
 
@@ -104,7 +105,7 @@ def test_endpoint_refusal_exits_1(receiver: Any) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([SAMPLE], "tracetui: export: give --otlp-json FILE and/or --endpoint URL\n"),
+        ([SAMPLE], "tracetui: export: give --otlp-json FILE and/or --otlp-http [URL]\n"),
         (
             [SAMPLE, "--endpoint", "ftp://x"],
             "tracetui: export: endpoint must be an http:// or https:// URL, got 'ftp://x'\n",

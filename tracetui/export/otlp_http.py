@@ -1,0 +1,394 @@
+"""Send spans to an OTLP/HTTP receiver: protobuf or JSON, gzip, batches, retries.
+
+The spans come from :func:`tracetui.export.otlp.iter_spans` (the same objects the JSON file
+holds), encoded one at a time (:mod:`tracetui.export.otlp_proto` for ``http/protobuf``) and
+gathered into requests of at most ``batch_spans`` spans and about ``batch_bytes`` bytes, so
+only one request is ever held in memory. Runs stay apart: each is its own resource.
+
+Delivery follows the OTLP/HTTP rules: 429, 502, 503 and 504 (and a connection that fails or
+times out) are retried with exponential backoff and jitter, waiting what ``Retry-After`` asks
+when the receiver says (capped, so a hostile answer cannot park the export); any other
+answer outside 2xx ends the export at once. A 2xx answer may carry ``partial_success``: the
+spans the receiver rejected are counted over the whole export and reported once.
+
+Configuration mirrors the OpenTelemetry SDK's environment variables
+(``OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT``, ``…_PROTOCOL``, ``…_HEADERS``, ``…_COMPRESSION``,
+``…_TIMEOUT``); what the command line gives wins. Header values are secrets: no message,
+error or repr here ever contains one.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import gzip as gzip_module
+import http.client
+import random
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from tracetui import __version__
+from tracetui.export import otlp, otlp_proto
+from tracetui.model.text import dump_json, neutralize_line
+from tracetui.store.index import RunIndex
+
+PROTOBUF, JSON = "http/protobuf", "http/json"
+PROTOCOLS = (PROTOBUF, JSON)
+CONTENT_TYPES = {PROTOBUF: "application/x-protobuf", JSON: "application/json"}
+RETRYABLE = frozenset({429, 502, 503, 504})
+DEFAULT_URL = "http://localhost:4318/v1/traces"
+BATCH_SPANS = 1000
+BATCH_BYTES = 4 * 1024 * 1024
+"""Uncompressed request size to stay under (a collector refuses 20 MiB by default)."""
+MAX_ATTEMPTS = 5
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
+MAX_WAIT = 60.0
+"""The longest wait a ``Retry-After`` is allowed to ask for."""
+_ANSWER_LIMIT = 64 * 1024
+
+sleep: Callable[[float], None] = time.sleep
+"""How the sender waits between attempts (tests replace it to record the waits)."""
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used (the message names the setting, never a header value)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    url: str
+    protocol: str = PROTOBUF
+    gzip: bool = False
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    timeout: float = 10.0
+    max_attempts: int = MAX_ATTEMPTS
+    batch_spans: int = BATCH_SPANS
+    batch_bytes: int = BATCH_BYTES
+
+
+@dataclass
+class Outcome:
+    """What an export delivered."""
+
+    spans: int = 0
+    requests: int = 0
+    rejected: int = 0
+    message: str = ""  # the receiver's first partial-success message
+
+
+class DeliveryError(Exception):
+    """The export stopped: the message is one line, ready to print."""
+
+    def __init__(self, message: str, outcome: Outcome) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+
+
+def _env(env: Mapping[str, str], name: str) -> str | None:
+    """The signal-specific variable, else the generic one (``name`` is the part after OTLP_)."""
+    for key in (f"OTEL_EXPORTER_OTLP_TRACES_{name}", f"OTEL_EXPORTER_OTLP_{name}"):
+        value = env.get(key, "").strip()
+        if value:
+            return value
+    return None
+
+
+def check_url(url: str) -> str:
+    """``url`` if an http(s) URL tracetui can POST to; raises :class:`ConfigError`."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        raise ConfigError("the endpoint is not a valid URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"endpoint must be an http:// or https:// URL, got {url!r}")
+    if parts.username is not None or parts.password is not None:
+        # Not echoed: it holds a credential. Headers carry credentials (and are never printed).
+        raise ConfigError("the endpoint URL holds credentials: pass them with --header instead")
+    return url
+
+
+def resolve_url(cli_url: str | None, env: Mapping[str, str]) -> str:
+    """The traces URL: the command line's (``/v1/traces`` appended unless present), else
+    ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` as is, else ``OTEL_EXPORTER_OTLP_ENDPOINT`` plus
+    ``v1/traces``, else ``http://localhost:4318/v1/traces`` (the OpenTelemetry rules)."""
+    if cli_url:
+        return check_url(otlp.traces_url(check_url(cli_url.strip())))
+    traces = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    if traces:
+        return check_url(traces)
+    base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    if base:
+        parts = urllib.parse.urlsplit(check_url(base))
+        path = parts.path if parts.path.endswith("/") else parts.path + "/"
+        return urllib.parse.urlunsplit(parts._replace(path=path + "v1/traces", fragment=""))
+    return DEFAULT_URL
+
+
+def _check_header(name: str, value: str, where: str) -> tuple[str, str]:
+    token = name.strip()
+    if not token or any(c in token for c in ' \t\r\n:()<>@,;\\"/[]?={}') or not token.isascii():
+        raise ConfigError(f"{where}: {neutralize_line(token)!r} is not a header name")
+    if any(c in value for c in "\r\n\0"):
+        raise ConfigError(f"{where}: the value of header {token} holds a line break")
+    return token, value.strip()
+
+
+def parse_env_headers(text: str, where: str) -> list[tuple[str, str]]:
+    """``key1=value1,key2=value2`` with percent-encoded values (the OTel env var format)."""
+    out = []
+    for n, entry in enumerate(text.split(","), 1):
+        if not entry.strip():
+            continue
+        name, sep, value = entry.partition("=")
+        if not sep:
+            raise ConfigError(f"{where}: entry {n} is not key=value")
+        out.append(_check_header(name, urllib.parse.unquote(value), where))
+    return out
+
+
+def resolve(
+    *,
+    url: str | None = None,
+    protocol: str | None = None,
+    gzip: bool | None = None,
+    headers: Sequence[str] = (),
+    timeout: float | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+    batch_spans: int = BATCH_SPANS,
+    batch_bytes: int = BATCH_BYTES,
+    env: Mapping[str, str],
+) -> Settings:
+    """Settings from the command line's values (None: not given) over the OTel env vars."""
+    proto = protocol or _env(env, "PROTOCOL") or PROTOBUF
+    if proto not in PROTOCOLS:
+        raise ConfigError(f"protocol {proto!r} is not supported (use http/protobuf or http/json)")
+    if gzip is None:
+        compression = (_env(env, "COMPRESSION") or "none").lower()
+        if compression not in ("gzip", "none"):
+            raise ConfigError(f"compression {compression!r} is not supported (use gzip or none)")
+        gzip = compression == "gzip"
+    merged: dict[str, tuple[str, str]] = {}
+    for var in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"):
+        for name, value in parse_env_headers(env.get(var, ""), var):
+            merged[name.lower()] = (name, value)  # the signal-specific one wins
+    for n, item in enumerate(headers, 1):
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--header {n}: expected NAME=VALUE")
+        name, value = _check_header(name, value, f"--header {n}")
+        merged[name.lower()] = (name, value)
+    if timeout is None:
+        raw = _env(env, "TIMEOUT")
+        try:
+            timeout = float(raw) / 1000 if raw else 10.0  # the variable is in milliseconds
+        except ValueError:
+            raise ConfigError(
+                "OTEL_EXPORTER_OTLP_TIMEOUT is not a number of milliseconds"
+            ) from None
+    if not timeout > 0:
+        raise ConfigError("the timeout must be more than 0 seconds")
+    if max_attempts < 1 or batch_spans < 1 or batch_bytes < 1:
+        raise ConfigError("attempts and batch sizes must be at least 1")
+    return Settings(
+        url=resolve_url(url, env),
+        protocol=proto,
+        gzip=gzip,
+        headers=tuple(merged.values()),
+        timeout=timeout,
+        max_attempts=max_attempts,
+        batch_spans=batch_spans,
+        batch_bytes=batch_bytes,
+    )
+
+
+# Building requests.
+
+
+def _json_body(groups: list[tuple[bytes, bytes, list[bytes]]]) -> bytes:
+    parts = [
+        b'{"resource":'
+        + res
+        + b',"scopeSpans":[{"scope":'
+        + sc
+        + b',"spans":['
+        + b",".join(spans)
+        + b"]}]}"
+        for res, sc, spans in groups
+    ]
+    return b'{"resourceSpans":[' + b",".join(parts) + b"]}"
+
+
+def requests(indexes: Sequence[RunIndex], settings: Settings) -> Iterator[tuple[bytes, int]]:
+    """``(body, spans)`` for each request, uncompressed, built one at a time."""
+    as_proto = settings.protocol == PROTOBUF
+    encode: Callable[[Any], bytes] = otlp_proto.span if as_proto else dump_json
+    scope = otlp_proto.scope(otlp.SCOPE) if as_proto else dump_json(otlp.SCOPE)
+    groups: list[tuple[bytes, bytes, list[bytes]]] = []
+    size = count = 0
+    for ix in indexes:
+        res_obj = otlp.resource(ix)
+        res = otlp_proto.resource(res_obj) if as_proto else dump_json(res_obj)
+        spans: list[bytes] = []
+        groups.append((res, scope, spans))
+        size += len(res) + len(scope) + 16
+        for span in otlp.iter_spans(ix):
+            data = encode(span)
+            extra = len(data) + (otlp_proto.span_overhead(len(data)) if as_proto else 1)
+            if count and (count >= settings.batch_spans or size + extra > settings.batch_bytes):
+                yield _body(groups, as_proto), count
+                spans = []
+                groups = [(res, scope, spans)]
+                size, count = len(res) + len(scope) + 16, 0
+            spans.append(data)
+            size += extra
+            count += 1
+    if count:
+        yield _body(groups, as_proto), count
+
+
+def _body(groups: list[tuple[bytes, bytes, list[bytes]]], as_proto: bool) -> bytes:
+    kept = [g for g in groups if g[2]]  # a run with no span left in this batch adds nothing
+    return otlp_proto.request(kept) if as_proto else _json_body(kept)
+
+
+# Sending.
+
+
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (delay-seconds or an HTTP date), capped at
+    :data:`MAX_WAIT`; None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(float(value), MAX_WAIT)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    wait = when.timestamp() - (time.time() if now is None else now)
+    return min(max(wait, 0.0), MAX_WAIT)
+
+
+def backoff(attempt: int, rand: Callable[[], float] = random.random) -> float:
+    """Wait before retry ``attempt`` (1 = the first retry): doubling from 1 s up to 30 s, each
+    between half and all of that (jitter, so many exporters do not retry in step)."""
+    ceiling = min(BACKOFF_MAX, BACKOFF_FIRST * 2.0 ** (attempt - 1))
+    return ceiling * (0.5 + rand() / 2)
+
+
+def _detail(body: bytes, content_type: str) -> str:
+    """What an error answer says, in one line (a google.rpc.Status, JSON, or text)."""
+    text = ""
+    if "protobuf" in content_type:
+        try:
+            text = otlp_proto.status_message(body)
+        except otlp_proto.DecodeError:
+            text = ""
+    elif "json" in content_type:
+        try:
+            doc = orjson.loads(body)
+            text = str(doc.get("message", "")) if isinstance(doc, dict) else ""
+        except orjson.JSONDecodeError:
+            text = ""
+    if not text:
+        text = body[:300].decode("utf-8", "replace")
+    return neutralize_line(text.strip())[:300]
+
+
+def _partial(body: bytes, content_type: str, protocol: str) -> tuple[int, str]:
+    if not body:
+        return 0, ""
+    as_json = "json" in content_type or (protocol == JSON and "protobuf" not in content_type)
+    try:
+        if as_json:
+            doc = orjson.loads(body)
+            ps = doc.get("partialSuccess") if isinstance(doc, dict) else None
+            if not isinstance(ps, dict):
+                return 0, ""
+            return int(ps.get("rejectedSpans") or 0), str(ps.get("errorMessage") or "")
+        return otlp_proto.partial_success(body)
+    except (orjson.JSONDecodeError, otlp_proto.DecodeError, ValueError, TypeError):
+        return 0, ""  # an answer we cannot read is not a rejection we can count
+
+
+class _Failure(Exception):
+    def __init__(self, message: str, retry: bool, wait: float | None = None) -> None:
+        super().__init__(message)
+        self.retry, self.wait = retry, wait
+
+
+def _post_once(settings: Settings, data: bytes) -> tuple[bytes, str]:
+    headers = {name: value for name, value in settings.headers}
+    headers["Content-Type"] = CONTENT_TYPES[settings.protocol]
+    headers["User-Agent"] = f"tracetui/{__version__}"
+    if settings.gzip:
+        headers["Content-Encoding"] = "gzip"
+    req = urllib.request.Request(settings.url, data=data, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=settings.timeout) as answer:
+            return answer.read(_ANSWER_LIMIT), answer.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        try:
+            body = exc.read(_ANSWER_LIMIT)
+        except (OSError, http.client.HTTPException):
+            body = b""
+        detail = _detail(body, exc.headers.get("Content-Type", "") if exc.headers else "")
+        reason = neutralize_line(str(exc.reason or ""))
+        message = f"HTTP {exc.code} {reason}".rstrip() + (f": {detail}" if detail else "")
+        wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+        raise _Failure(message, exc.code in RETRYABLE, wait) from None
+    except TimeoutError:
+        raise _Failure(f"no answer within {settings.timeout:g} s", True) from None
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, TimeoutError):
+            raise _Failure(f"no answer within {settings.timeout:g} s", True) from None
+        reason = neutralize_line(str(exc.reason))
+        raise _Failure(f"cannot deliver: {reason}", True) from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise _Failure(
+            f"cannot deliver: {neutralize_line(str(exc) or type(exc).__name__)}", True
+        ) from None
+
+
+def _deliver(settings: Settings, data: bytes) -> tuple[bytes, str]:
+    """POST one request, retrying what may be retried; raises ``_Failure`` when it gives up."""
+    for attempt in range(1, settings.max_attempts + 1):
+        try:
+            return _post_once(settings, data)
+        except _Failure as failure:
+            if not failure.retry or attempt == settings.max_attempts:
+                if attempt > 1:
+                    raise _Failure(f"{failure} (gave up after {attempt} attempts)", False) from None
+                raise
+            wait = failure.wait if failure.wait is not None else backoff(attempt)
+            sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
+def send(indexes: Sequence[RunIndex], settings: Settings) -> Outcome:
+    """Export every span of ``indexes``; raises :class:`DeliveryError` when a request fails."""
+    outcome = Outcome()
+    for body, count in requests(indexes, settings):
+        data = gzip_module.compress(body, compresslevel=5) if settings.gzip else body
+        try:
+            answer, content_type = _deliver(settings, data)
+        except _Failure as failure:
+            done = f" ({outcome.spans:,} spans delivered before)" if outcome.spans else ""
+            raise DeliveryError(f"{settings.url}: {failure}{done}", outcome) from None
+        outcome.spans += count
+        outcome.requests += 1
+        rejected, message = _partial(answer, content_type, settings.protocol)
+        outcome.rejected += max(rejected, 0)
+        if message and not outcome.message:
+            outcome.message = neutralize_line(message.strip())[:300]
+    return outcome
