@@ -18,7 +18,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from tracetui.analysis.rows import fmt_size
 from tracetui.model.spans import Span
 from tracetui.model.text import neutralize, neutralize_line
 from tracetui.record.kept_pages import UnseenPages
@@ -148,16 +147,16 @@ class UnseenScreen(Screen[None]):
         unseen = self.kept.unseen_end - self.kept.unseen_start
         clip = self.facts.clip or "head"
         where = {
-            "head": "after the head the agent saw",
-            "tail": "before the tail the agent saw",
-            "head_tail": "between the head and the tail the agent saw",
+            "head": "after the head it saw",
+            "tail": "before the tail it saw",
+            "head_tail": "between the head and the tail it saw",
         }.get(clip, "outside the preview")
         head = Text(f"{neutralize_line(self.what)} · {self.stream} · ", style="bold")
-        head.append(f"{fmt_size(unseen)} the agent never saw, {where}", style="bold")
+        head.append(f"{unseen:,} bytes the agent never saw, {where}", style="bold")
         if self.kept.note:  # another agent's copy: no hash recorded, say what was checked
-            head.append(f"  ({neutralize_line(self.kept.note)})")
+            head.append(f" · {neutralize_line(self.kept.note)}")
         else:
-            head.append(f"  (kept, redacted, hash-checked: sha256 {self.kept.sha256[:12]}…)")
+            head.append(" · kept, redacted, checked against its hash")
         return head
 
     def _rows(self) -> int:
