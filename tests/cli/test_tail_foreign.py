@@ -113,3 +113,22 @@ def test_once_on_a_cut_document_says_what_is_wrong(capsys: pytest.CaptureFixture
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines()[-1].startswith("tracetui: swe-agent import: not valid JSON")
+
+
+def test_a_file_empty_at_the_start_is_named_at_its_first_line(tmp_path: Path) -> None:
+    # `codex exec --json > out.jsonl` and tail started at once: nothing to recognise yet.
+    path = tmp_path / "out.jsonl"
+    path.write_bytes(b"")
+    proc = _spawn(["--json", str(path)])
+    try:
+        assert proc.stdout is not None
+        with open(path, "ab", buffering=0) as fh:
+            first = line({"type": "thread.started", "thread_id": "t1"})
+            fh.write(first[:10])  # half a first line: still nothing to recognise
+            fh.write(first[10:])
+            fh.write(line(cx_started(0, "ls")) + line(cx_completed(0, "ls", "a\n", 0)))
+            got = json.loads(proc.stdout.readline())
+    finally:
+        _stop(proc)
+    assert (got["command_id"], got["dialect"], got["exit_code"]) == ("item_0", "codex", 0)
+    assert proc.stderr is not None and proc.stderr.read() == ""  # no bad line reported

@@ -121,6 +121,14 @@ def _tail(args: argparse.Namespace) -> int:
             src.follower.stop()
 
 
+def _empty_base(run: Any) -> bool:
+    """A run that is one base file with nothing in it yet."""
+    try:
+        return len(run.members) == 1 and not run.sidecar and os.path.getsize(run.base) == 0
+    except OSError:
+        return False
+
+
 def _bases_in(folder: str, followed: set[str]) -> set[str]:
     from tracetui.live.watch import run_bases
 
@@ -137,6 +145,8 @@ class _Source:
         self.out = out
         self.pending: deque[tuple[int, Any]] = deque()
         self.follower: Follower | ForeignFollower
+        # A file still empty cannot be told from a new run of ours: named at its first line.
+        self.undecided = run.source_format is None and _empty_base(run)
         if run.source_format is None:
             self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
         else:
@@ -165,6 +175,8 @@ class _Source:
     def catch_up(self, keep: int | None, *, once: bool = False) -> None:
         from tracetui.live.foreign import ForeignFollower
 
+        if self.undecided and not self._decide():
+            return  # nothing in it yet
         f = self.follower
         if keep is not None:
             self.pending = deque(maxlen=keep) if keep else deque(maxlen=0)
@@ -179,9 +191,28 @@ class _Source:
         self.pending = deque()
 
     def poll(self) -> bool:
+        if self.undecided and not self._decide():
+            return False
         added = self.follower.poll_once()
         self._print()
         return added > 0 or self.follower.more
+
+    def _decide(self) -> bool:
+        """Whether the first line of a file empty at the start is there; another agent's session
+        is then followed as one (from its start), a run of ours as before."""
+        from tracetui.live.foreign import ForeignFollower
+        from tracetui.store.live_import import first_line_format
+
+        run = self.follower.run
+        ready, fmt = first_line_format(run.base)
+        if not ready:
+            return False
+        self.undecided = False
+        if fmt is not None:
+            self.follower.stop()
+            run.source_format = fmt
+            self.follower = ForeignFollower(run, on_rows=self._collect, on_note=self.out.note)
+        return True
 
     def _print(self) -> None:
         while self.pending:

@@ -33,7 +33,7 @@ from tracetui.importers._common import ImportProblem, Problems, parse_time
 from tracetui.importers.registry import by_name
 from tracetui.model.spans import NotASpan, Span, normalize
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import BadLine, RawLine, loads, parse_line
+from tracetui.store.reader import BadLine, RawLine, loads, open_regular, parse_line
 from tracetui.store.runset import Member, Run
 
 Note = Callable[[str], None]
@@ -134,6 +134,24 @@ def _text_big_ints(value: Any) -> Any:
 
 def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
+FIRST_LINE = 1 << 16
+"""Bytes looked at for a new file's first line before its format is named anyway."""
+
+
+def first_line_format(path: str) -> tuple[bool, str | None]:
+    """``(ready, format)`` for a file that was empty when opened: not ready while its first
+    line is unfinished (nothing to recognise yet); then the foreign format its content names,
+    or None for one of tracetui's own runs."""
+    try:
+        with open_regular(path) as fh:
+            head = fh.read(FIRST_LINE)
+    except OSError:
+        return False, None
+    if b"\n" not in head and len(head) < FIRST_LINE:
+        return False, None
+    return True, importers.sniff(path)
 
 
 def has_feeder(fmt: str) -> bool:
