@@ -33,7 +33,6 @@ from typing import IO
 
 from tracetui.live.rowitems import Item, RowItems
 from tracetui.live.watch import HEAD, POLL_MIN, Waiter, ident_of, make_waiter
-from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
 from tracetui.store.live_import import (
     DocumentImport,
@@ -43,7 +42,7 @@ from tracetui.store.live_import import (
     RunningCall,
     has_feeder,
 )
-from tracetui.store.reader import BadLine, iter_lines, open_regular
+from tracetui.store.reader import iter_lines, open_regular
 from tracetui.store.runset import Run
 
 RowsCallback = Callable[[int, Sequence[Item]], None]
@@ -166,15 +165,14 @@ class ForeignFollower:
             return self._flush(self._sink.add(self._doc.take_held()))
         return self._flush(self._lines.finish())
 
-    def _flush(self, rows: list[tuple[int, Span | BadLine]]) -> int:
+    def _flush(self, rows: list[int]) -> int:
         if self._reset_due:
             # After the rows are in: a consumer can find its call again (by id) in the new index.
             self._reset_due = False
             if self.on_reset is not None:
                 self.on_reset(self.index)
         if rows and self.on_rows is not None:
-            known: dict[int, Item] = dict(rows)
-            self.on_rows(rows[0][0], RowItems(self.index, rows[0][0], len(rows), known))
+            self.on_rows(rows[0], RowItems(self.index, rows[0], len(rows)))
         pending = self.pending
         key = (pending.first_row, tuple((c.span.command_id, c.running) for c in pending.calls))
         self.changed = bool(rows) or key != self._pending_key
@@ -205,7 +203,7 @@ class ForeignFollower:
         self._reset_due = True  # told once the new index has this poll's rows
 
     # ------------------------------------------------------------------ line by line
-    def _poll_lines(self) -> list[tuple[int, Span | BadLine]]:
+    def _poll_lines(self) -> list[int]:
         assert self._lines is not None
         self.more = False
         try:
@@ -220,7 +218,7 @@ class ForeignFollower:
             return []
         fh = self._fh
         assert fh is not None
-        rows: list[tuple[int, Span | BadLine]] = []
+        rows: list[int] = []
         lines = 0
         try:
             fh.seek(self._size)
@@ -269,7 +267,7 @@ class ForeignFollower:
             self._fh = None
 
     # ------------------------------------------------------------------ whole document
-    def _poll_document(self) -> list[tuple[int, Span | BadLine]]:
+    def _poll_document(self) -> list[int]:
         self.more = False
         sig = _signature(self.path)
         if sig is None or sig == self._read_sig:
@@ -306,13 +304,13 @@ class ForeignFollower:
         old = self._sink.digests
         if DocumentImport.extends(old, got.digests):
             rows = self._sink.add(got.records[len(old) :])
-            self.fresh = frozenset(r for r, _ in rows)
+            self.fresh = frozenset(rows)
         else:
             before = set(old)
             self._restart("changed calls already shown")
             rows = self._sink.add(got.records)
             self.fresh = frozenset(
-                r for (r, _), d in zip(rows, got.digests, strict=False) if d not in before
+                r for r, d in zip(rows, got.digests, strict=False) if d not in before
             )
         self._doc.hold(got.held, len(self.index))
         return rows

@@ -33,7 +33,7 @@ from tracetui.importers._common import ImportProblem, Problems, parse_time
 from tracetui.importers.registry import by_name
 from tracetui.model.spans import NotASpan, Span, normalize
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import BadLine, RawLine, loads, open_regular, parse_line
+from tracetui.store.reader import RawLine, loads, open_regular
 from tracetui.store.runset import Member, Run
 
 Note = Callable[[str], None]
@@ -91,9 +91,10 @@ class ImportSink:
         self.digests: list[bytes] = []
         """One digest per row written, in order: a re-read document is compared with them."""
 
-    def add(self, records: Iterable[dict[str, Any]]) -> list[tuple[int, Span | BadLine]]:
-        """Write and index ``records`` in order; ``(row, span)`` for each row added."""
-        out: list[tuple[int, Span | BadLine]] = []
+    def add(self, records: Iterable[dict[str, Any]]) -> list[int]:
+        """Write and index ``records`` in order; the rows added. (Their spans are parsed when
+        looked at: the viewer only counts them, and a catch-up parsed twice was most of its cost.)"""
+        out: list[int] = []
         for record in records:
             data = encode(record)
             os.write(self._fd, data + b"\n")  # unbuffered: the index may read the row at once
@@ -101,10 +102,9 @@ class ImportSink:
             raw = RawLine(self._lines, self._size, len(data), data)
             self._size += len(data) + 1
             self.digests.append(digest(data))
-            parsed = parse_line(raw, self.index.run.base)
-            row = self.index.add_line(self.mno, raw, parsed)  # type: ignore[arg-type]  # a Span has the facts
+            row = self.index.add_line(self.mno, raw)
             if row is not None:
-                out.append((row, parsed))
+                out.append(row)
         return out
 
     def close(self) -> None:
@@ -178,7 +178,7 @@ class LineImport:
         """Command id → when a pending call was first seen (its elapsed time without a start)."""
         self.pending = Pending(0)
 
-    def feed(self, raw: RawLine) -> list[tuple[int, Span | BadLine]]:
+    def feed(self, raw: RawLine) -> list[int]:
         """One line of the trace (complete, or the last one of a file that stopped growing)."""
         if raw.data is None:
             self.problems.add(f"line {raw.line_no}: over the line size limit, skipped")
@@ -213,7 +213,7 @@ class LineImport:
         self.pending = Pending(len(self.sink.index), tuple(calls))
         self.tell_problems()
 
-    def finish(self) -> list[tuple[int, Span | BadLine]]:
+    def finish(self) -> list[int]:
         """The file will not grow (a one-off read): end the held calls as a conversion does."""
         rows = self.sink.add(self.feeder.finish())
         self.pending = Pending(len(self.sink.index))
