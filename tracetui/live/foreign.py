@@ -14,10 +14,12 @@ Two ways, by format:
   shown as *running* rows after the committed ones; when a result arrives the call becomes the
   next row. A file that shrinks, is replaced or no longer starts with what was read is
   converted again from its start, into a new index (``on_reset``), with a note saying so.
-- **Whole document** (one JSON value, a zip, a gzip'd file): converted again once it changed and
-  then stayed the same for :data:`SETTLE` seconds. New records after the rows already there are
-  appended, and :attr:`fresh` names them; a re-read whose records no longer start with those
-  rows starts a new index (``on_reset``), with a note.
+- **Read again whole** (formats without a feeder — one JSON value, a zip, OpenHands' logs —
+  and any gzip'd file): converted again once it changed and then stayed the same for
+  :data:`SETTLE` seconds. New records after the rows already there are appended, and
+  :attr:`fresh` names them; a re-read whose records no longer start with those rows starts a
+  new index (``on_reset``), with a note. The calls at the end still without a result are
+  pending, not rows, so their result arriving changes no row.
 
 Nothing here imports Textual; callbacks run on the thread that polls.
 """
