@@ -174,7 +174,10 @@ def _run_and_report(
                 print(f"tracetui: rerun: stopped by {name}; process group killed", file=sys.stderr)
             return 128 + interrupted[0]
         if args.json:
+            from tracetui.rerun.kept_diff import doc_fields
+
             doc = rerun.summary(result, rules, args.excerpt)
+            doc.update(doc_fields(result, rules))  # the kept whole output against the re-run
             sys.stdout.write(_safe_json(doc) + "\n")
         else:
             _print_text(result, rules, args.excerpt)
@@ -253,9 +256,30 @@ def _write_block(out: Any, text: str) -> None:
         out.write("\n")
 
 
+def _print_full_diff(out: Any, s: str, full: Any, label: str) -> None:
+    """The kept whole stream against the whole re-run (when ``tracetui run`` kept it)."""
+    from tracetui.model.text import neutralize
+
+    if full is None:
+        return
+    note = f" ({_line(full.note)})" if full.note else ""
+    if not full.compared:
+        out.write(f"\n{s}: {_line(full.note or 'the kept output was not used')}\n")
+    elif not full.lines:
+        out.write(f"\n{s}: the kept whole output matches the whole re-run{note}\n")
+    else:
+        out.write(
+            f"\n{s}: diff of the kept whole output against the whole re-run "
+            f"(normalised: {label}){note}\n"
+        )
+        for line in full.lines:
+            out.write(neutralize(line) + "\n")
+
+
 def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
     from tracetui.model.spans import STREAMS
     from tracetui.model.text import neutralize
+    from tracetui.rerun.kept_diff import result_diff
 
     out = sys.stdout
     span = result.target.span
@@ -291,6 +315,9 @@ def _print_text(result: Any, rules: tuple[str, ...], excerpt: int) -> None:
         )
         for line in lines:
             out.write(neutralize(line) + "\n")
+    for s in STREAMS:  # a cut stream: the window diff above covered only what the agent saw
+        if result.comparison(s).windows.unseen_bytes:
+            _print_full_diff(out, s, result_diff(result, s, rules), label)
     for s in STREAMS:
         c = result.comparison(s)
         if not c.windows.unseen_bytes:
