@@ -230,7 +230,7 @@ def _agent_file(
     start, end = _unseen(raw, seen, size)
     stated = by_agent.get("stated_size")
     checks = _Checks(
-        size, seen or _Seen(b"", b""), expect, stated if isinstance(stated, str) else None
+        path, size, seen or _Seen(b"", b""), expect, stated if isinstance(stated, str) else None
     )
     ends = "start and end" if seen is not None and seen.tail else "start"
     what = [f"the preview the agent saw is its {ends}"]
@@ -376,7 +376,10 @@ def _open_named(path: str, size: int) -> IO[bytes]:
 class _Checks:
     """What can be checked of an agent's file without a hash, read through once."""
 
-    def __init__(self, size: int, seen: _Seen, sha_prefix: str | None, stated: str | None) -> None:
+    def __init__(
+        self, where: str, size: int, seen: _Seen, sha_prefix: str | None, stated: str | None
+    ) -> None:
+        self.where = where
         self.size = size
         self.seen = seen
         self.sha_prefix = sha_prefix
@@ -405,24 +408,28 @@ class _Checks:
                     units += _utf16_units(decoder.decode(data))
         except UnicodeDecodeError:
             raise KeptMismatch(
-                "it is not UTF-8 text, as the agent writes its saved output"
+                f"{self.where} is not UTF-8 text, as the agent writes its output"
             ) from None
         except OSError as exc:
-            raise KeptMismatch(f"it could not be read through ({exc.strerror or exc})") from None
+            raise KeptMismatch(
+                f"{self.where} could not be read through ({exc.strerror or exc})"
+            ) from None
         if seen != self.size:
-            raise KeptMismatch("it changed size while it was read")
+            raise KeptMismatch(f"{self.where} changed size while it was read")
         if bytes(head) != self.seen.head or (want_tail and tail != self.seen.tail):
             raise KeptMismatch(
-                "it does not begin (and end) with the preview the agent saw: not that call's "
-                "output (changed, or another file)"
+                f"{self.where} does not begin (and end) with the preview the agent saw: not "
+                "that call's output (changed, or another file)"
             )
         if self.sha_prefix is not None and not sha.hexdigest().startswith(self.sha_prefix):
             raise KeptMismatch(
-                f"its bytes do not hash to the sha256 prefix in its name ({self.sha_prefix})"
+                f"{self.where}: its bytes do not hash to the sha256 prefix in its name "
+                f"({self.sha_prefix})"
             )
         if self.stated is not None and not _fits_stated(units, self.stated):
             raise KeptMismatch(
-                f"its length ({units:,} characters) is not the {self.stated} the agent stated"
+                f"{self.where}: its length ({units:,} characters) is not the {self.stated} the "
+                "agent stated"
             )
         fh.seek(0)
 
