@@ -447,3 +447,37 @@ def test_the_folder_stays_under_its_cap_dropping_the_least_recently_used(
     kept = {p.name for p in home.iterdir()}
     assert cache._run_key(open_path(str(bases[-1]))[0]) + ".idx" in kept
     assert cache._run_key(open_path(str(bases[0]))[0]) + ".idx" not in kept
+
+
+KEPT_CHANGES = [
+    ("append", _append),
+    ("rotate", _rotate),
+    ("rewrite-same-size", _rewrite_same_size),
+    ("re-run-added", lambda b: write(Path(f"{b}.reruns.jsonl"), lines(50, 1, parent_of=3))),
+]
+
+
+@pytest.mark.parametrize("change", [c[1] for c in KEPT_CHANGES], ids=[c[0] for c in KEPT_CHANGES])
+@pytest.mark.parametrize("form", [["--json"], []], ids=["json", "text"])
+def test_a_kept_summary_is_never_shown_for_changed_files(
+    home: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    change: Callable[[Path], None],
+    form: list[str],
+) -> None:
+    base = make_set(tmp_path / "run")
+    assert cli.main(["summary", *form, str(base)]) == 0
+    first = capsysbinary.readouterr().out
+    assert cli.main(["summary", *form, str(base)]) == 0  # from what was kept
+    assert capsysbinary.readouterr().out == first
+    change(base)
+    assert cli.main(["summary", *form, str(base)]) == 0
+    changed = capsysbinary.readouterr().out
+    cache._off = True
+    try:
+        assert cli.main(["summary", *form, str(base)]) == 0
+    finally:
+        cache._off = False
+    assert changed == capsysbinary.readouterr().out
+    assert changed != b"" and first != b""

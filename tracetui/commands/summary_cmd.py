@@ -31,28 +31,33 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.store import cache
 
     paths = session_paths(args, args.paths, "summary")
-    kept = _kept_object(paths) if args.json else None
+    kept = _kept_output(paths) if args.json else None
     if kept is not None:
-        sys.stdout.buffer.write(dump_json(kept, indent=True) + b"\n")
+        sys.stdout.buffer.write(kept + b"\n")
         return 0
     # Imported only now: a kept summary needs neither the index nor the analysis modules.
     from tracetui.analysis.summary import merge, summarize
+    from tracetui.analysis.trends import trend_summary
     from tracetui.commands.common import batch_mode, load_runs
 
     batch_mode()
-    from tracetui.analysis.trends import trend_summary
-
     indexes = load_runs(paths)
-    result = merge([_summary(ix, summarize) for ix in indexes])
+    one = indexes[0] if len(indexes) == 1 else None
+    result = merge([_summary(ix, summarize, keep=one is None) for ix in indexes])
     # One trend over all runs, after the merge; a single run's is kept with its index.
-    trend = cache.recall(indexes[0], "trend") if len(indexes) == 1 else None
+    trend = cache.recall(one, "trend") if one is not None else None
     if not isinstance(trend, dict):
         trend = trend_summary(indexes)
-        if len(indexes) == 1:
-            cache.keep(indexes[0], "trend", trend)
     result["trend"] = trend
-    if args.json:
-        sys.stdout.buffer.write(dump_json(result, indent=True) + b"\n")
+    output = dump_json(result, indent=True) if args.json else None
+    if one is not None:  # the object, its trend and the exact --json output, for next time
+        fields = {k: v for k, v in result.items() if k != "trend"}
+        made: dict[str, Any] = {"summary": fields, "trend": trend}
+        if output is not None:
+            made["output"] = output.decode()
+        cache.keep(one, made)
+    if output is not None:
+        sys.stdout.buffer.write(output + b"\n")
         return 0
     print(f"files       {len(result['files'])}")
     print(f"spans       {result['spans']:,}")
@@ -84,9 +89,9 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kept_object(paths: list[str]) -> dict[str, Any] | None:
-    """``summary --json`` of one unchanged run, as kept by an earlier summary of the same files
-    (tracetui/store/cache.py): the run is not indexed at all. None when nothing is kept."""
+def _kept_output(paths: list[str]) -> bytes | None:
+    """``summary --json`` of one unchanged run file, as an earlier summary of the same files
+    printed it (tracetui/store/cache.py): the run is not indexed at all. None when not kept."""
     from tracetui.model.text import neutralize_line
     from tracetui.store import cache
     from tracetui.store.runset import RunSetError, open_paths
@@ -100,25 +105,28 @@ def _kept_object(paths: list[str]) -> dict[str, Any] | None:
     if len(runs) != 1:
         return None
     run = runs[0]
-    values = cache.recall_run(run)
-    summary, trend = values.get("summary"), values.get("trend")
-    if not isinstance(summary, dict) or not isinstance(trend, dict):
+    output = cache.recall_run(run).get("output")
+    if not isinstance(output, str):
         return None
     for note in run.notes:  # as load_runs reports them
         print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
-    return {**summary, "trend": trend}
+    return output.encode()
 
 
-def _summary(ix: RunIndex, summarize: Callable[[RunIndex], dict[str, Any]]) -> dict[str, Any]:
+def _summary(
+    ix: RunIndex, summarize: Callable[[RunIndex], dict[str, Any]], *, keep: bool
+) -> dict[str, Any]:
     """The run's summary object: kept in the index cache for the exact files it was built
-    from (tracetui/store/cache.py), so a warm summary reads no line again."""
+    from (tracetui/store/cache.py), so a warm summary reads no line again. ``keep``: keep it
+    now (one run's is kept later, with its trend and output)."""
     from tracetui.store import cache
 
     kept = cache.recall(ix, "summary")
     if isinstance(kept, dict):
         return kept
     made = summarize(ix)
-    cache.keep(ix, "summary", made)
+    if keep:
+        cache.keep(ix, {"summary": made})
     return made
 
 

@@ -454,21 +454,22 @@ def _recall(run: Run, state: str) -> dict[str, Any]:
     return values
 
 
-def keep(index: RunIndex, name: str, value: Any) -> None:
-    """Keep ``value`` (JSON) under ``name`` for the files ``index`` was built from."""
+def keep(index: RunIndex, values: dict[str, Any]) -> None:
+    """Keep ``values`` (JSON, by name) for the files ``index`` was built from, beside the
+    values already kept for them."""
     state = _states.get(index)
     folder = cache_folder() if state is not None and enabled() else None
     if folder is None or state is None:
         return
     path = os.path.join(folder, _run_key(index.run) + ".json")
     got = _read_results(path, state)
-    values = got.get("values", {}) if got.get("notes") == index.run.notes else {}
-    values[name] = value
-    record = {"version": VERSION, "state": state, "notes": index.run.notes, "values": values}
+    kept = got.get("values", {}) if got.get("notes") == index.run.notes else {}
+    kept.update(values)
+    record = {"version": VERSION, "state": state, "notes": index.run.notes, "values": kept}
     try:
         blob = orjson.dumps(record)
     except TypeError as exc:  # a lone surrogate in trace text: not kept
-        log.debug("result %s not kept: %s", name, exc)
+        log.debug("results not kept: %s", exc)
         return
     atomic_write(path, [blob])
 
