@@ -193,6 +193,18 @@ def test_a_file_outside_the_session_or_misnamed_is_not_read(
     assert says in str(err.value)
 
 
+def test_a_file_named_on_another_machine_and_not_beside_the_session_is_not_there(
+    tmp_path: Path,
+) -> None:
+    trace = claude_session(tmp_path, f"{ELSEWHERE}/{SESSION}/tool-results/{CALL}.txt")
+    with pytest.raises(NotKept) as err:
+        kept_of(trace, CALL)
+    assert str(err.value) == (
+        f"the agent kept it in {ELSEWHERE}/{SESSION}/tool-results/{CALL}.txt, which is not "
+        "there (the trace came from elsewhere?)"
+    )
+
+
 def test_the_agents_home_is_a_place_a_named_file_may_be(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -303,8 +303,8 @@ def _locate(named: str, beside: str | None, roots: list[str]) -> str:
     """The first usable place of the file (the named one, then the one beside the trace)."""
     refusal: str | None = None
     for candidate in (named, beside):
-        if candidate is None:
-            continue
+        if candidate is None or not os.path.lexists(candidate):
+            continue  # not there: a path from another machine is "not there", not "outside"
         folder = os.path.realpath(os.path.dirname(candidate))
         if not any(_inside(folder, root) for root in roots):
             refusal = refusal or (
