@@ -357,3 +357,23 @@ def test_an_imported_call_shown_whole_has_nothing_unseen_and_one_without_a_copy_
         kept_of(trace, "call_2")
     with pytest.raises(NotKept, match="kept no separate stderr"):
         kept_of(trace, "call_1", "stderr")
+
+
+def test_the_report_quotes_an_agents_kept_output_without_claiming_a_hash_check(
+    tmp_path: Path,
+) -> None:
+    from tracetui.export.kept_unseen import kept_section
+
+    (results_dir(tmp_path) / f"{CALL}.txt").write_text(FULL, encoding="utf-8")
+    trace = claude_session(tmp_path, str(tmp_path / SESSION / "tool-results" / f"{CALL}.txt"))
+    index = load_runs([str(trace)])[0]
+    span = index.span(0)
+    assert span is not None
+    lines = kept_section(index, span, span.stream("stdout"))
+    seen = len(claude_preview(FULL).encode())
+    assert lines[1] == (
+        f"**stdout the agent never saw, as kept** (bytes {seen:,} to {len(FULL.encode()):,} of "
+        "the kept output, not verified by a hash):"
+    )
+    assert lines[3].startswith("`kept by the agent in ") and "not verified" in lines[3]
+    assert "- `AssertionError: 3 != 4`" in lines

@@ -38,6 +38,8 @@ class KeptUnseen:
     """False when only the first :data:`SCAN_LIMIT` bytes were read."""
     problem: str | None
     """Why the kept bytes are not quoted (changed, damaged): one line."""
+    note: str | None = None
+    """For another agent's copy (an imported trace): what was checked instead of a hash."""
 
 
 def kept_unseen(index: RunIndex, span: Span, stream: str) -> KeptUnseen | None:
@@ -60,7 +62,8 @@ def kept_unseen(index: RunIndex, span: Span, stream: str) -> KeptUnseen | None:
         return KeptUnseen("", start, end - start, False, str(exc))
     except NotKept:
         return None  # gone (evicted) or refused: the report says what the record says
-    return KeptUnseen(data.decode("utf-8", "replace"), start, end - start, stop == end, None)
+    text = data.decode("utf-8", "replace")
+    return KeptUnseen(text, start, end - start, stop == end, None, kept.note)
 
 
 def kept_strongest(index: RunIndex, span: Span, stream: str) -> str | None:
@@ -79,7 +82,10 @@ def kept_section(index: RunIndex, span: Span, f: StreamFacts) -> list[str]:
         return ["", f"{head}: not quoted, {code_span(found.problem)}"]
     where = f"bytes {num(found.start)} to {num(found.start + found.size)} of the kept output"
     more = "" if found.complete else f"; only its first {num(SCAN_LIMIT)} bytes read here"
-    out = ["", f"{head} ({where}, redacted, checked against its hash{more}):"]
+    how = "redacted, checked against its hash" if found.note is None else "not verified by a hash"
+    out = ["", f"{head} ({where}, {how}{more}):"]
+    if found.note is not None:  # kept by another agent: say what was checked, path and all
+        out += ["", code_span(found.note)]
     fails = failure_lines(found.text)
     if not fails:  # a passing run: its last lines (the summary) say the most
         out += ["", "No line of it looks like a failure. Its last lines:", ""]
