@@ -377,3 +377,26 @@ def test_the_report_quotes_an_agents_kept_output_without_claiming_a_hash_check(
     )
     assert lines[3].startswith("`kept by the agent in ") and "not verified" in lines[3]
     assert "- `AssertionError: 3 != 4`" in lines
+
+
+def test_a_rerun_diffs_against_the_agents_copy_redacted_the_same_way(tmp_path: Path) -> None:
+    from tracetui.rerun.diff import BytesOutput
+    from tracetui.rerun.kept_diff import full_diff
+
+    secret = "token=ghp_" + "a1B2c3D4e5" * 4 + "\n"
+    (results_dir(tmp_path) / f"{CALL}.txt").write_text(FULL + secret, encoding="utf-8")
+    stated = f"{len(FULL + secret) / 1024:.1f}KB"
+    trace = claude_session(
+        tmp_path, str(tmp_path / SESSION / "tool-results" / f"{CALL}.txt"), stated=stated
+    )
+    index = load_runs([str(trace)])[0]
+    span = index.span(0)
+    assert span is not None
+    now = (FULL.replace("AssertionError: 3 != 4", "passed") + secret).encode()
+    diff = full_diff(index, span.raw, "stdout", BytesOutput(now))
+    assert diff is not None and diff.compared
+    assert diff.lines[0] == (
+        "--- then: stdout (kept by the agent, not verified; redacted the same way)"
+    )
+    changed = [line for line in diff.lines[2:] if line[:1] in "+-"]
+    assert changed == ["-AssertionError: 3 != 4", "+passed"]  # the secret, redacted, is equal

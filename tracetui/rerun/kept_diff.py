@@ -61,13 +61,17 @@ def full_diff(
     except NotKept as exc:
         return FullDiff([], False, f"the kept output is not there: {exc}")
     now, _count = Redactor().redact_bytes(new.read(0, min(new.total, limit)))
+    label = f"then: {stream} (kept whole, redacted)"
+    if kept.note is not None:  # another agent's copy (imported): redact it the same way here
+        then, _count = Redactor().redact_bytes(then)
+        label = f"then: {stream} (kept by the agent, not verified; redacted the same way)"
     cut = kept.size > limit or new.total > limit
     rules = tuple(rules)
     lines = list(
         difflib.unified_diff(
             normalize_text(decode(then, binary), rules).split("\n"),
             normalize_text(decode(now, binary), rules).split("\n"),
-            fromfile=f"then: {stream} (kept whole, redacted)",
+            fromfile=label,
             tofile=f"now: {stream} (the whole re-run, redacted the same way)",
             lineterm="",
             n=3,
