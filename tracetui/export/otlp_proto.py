@@ -33,17 +33,25 @@ def _tag(field: int, wire: int) -> bytes:
     return varint(field << 3 | wire)
 
 
-def varint(n: int) -> bytes:
-    """Base-128 varint of a non-negative int (a negative int64 is first taken modulo 2**64)."""
-    n &= _MASK64
-    if n < 0x80:
-        return bytes((n,))
+def _slow_varint(n: int) -> bytes:
     out = bytearray()
     while n >= 0x80:
         out.append(n & 0x7F | 0x80)
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+# Lengths and small numbers are nearly all under 2**14: looked up, not computed (the export's
+# hottest call).
+_SMALL = [_slow_varint(n) for n in range(1 << 14)]
+
+
+def varint(n: int) -> bytes:
+    """Base-128 varint of a non-negative int (a negative int64 is first taken modulo 2**64)."""
+    if 0 <= n < 16384:
+        return _SMALL[n]
+    return _slow_varint(n & _MASK64)
 
 
 def _ld(tag: bytes, payload: bytes) -> bytes:
@@ -90,8 +98,56 @@ def key_value(kv: Mapping[str, Any]) -> bytes:
     return _ld(_KV_KEY, _text(kv["key"])) + _ld(_KV_VALUE, any_value(kv.get("value", {})))
 
 
+# Encoded attribute fields by (field tag, key, member, value): most attributes repeat from span
+# to span (the operation name, a tool's name, the caps, true/false flags). Doubles are left out
+# (-0.0 == 0.0 but they encode apart), and so are long strings; the memo is emptied when full.
+_MEMO: dict[tuple[bytes, str, str, Any], bytes] = {}
+_MEMO_MAX = 1 << 16
+_MEMO_MEMBERS = frozenset({"stringValue", "boolValue", "intValue"})
+
+
+_KEY_HEADS: dict[str, bytes] = {}
+
+
+def _scalar_field(tag: bytes, key: str, member: str, x: Any) -> bytes:
+    """``tag`` + a KeyValue of one string, bool or int, built flat (fewer calls than the
+    general path: this runs once per attribute the memo has not seen)."""
+    head = _KEY_HEADS.get(key)
+    if head is None:
+        head = _ld(_KV_KEY, _text(key)) + _KV_VALUE
+        if len(_KEY_HEADS) < 4096:
+            _KEY_HEADS[key] = head
+    if member == "stringValue":
+        data = _text(x)
+        value = _ANY_STRING + varint(len(data)) + data
+    elif member == "intValue":
+        value = _ANY_INT + varint(int(x))
+    else:
+        value = _ANY_BOOL + (b"\x01" if x else b"\x00")
+    kv = head + varint(len(value)) + value
+    return tag + varint(len(kv)) + kv
+
+
 def _attributes(tag: bytes, attrs: Iterable[Mapping[str, Any]]) -> bytes:
-    return b"".join(_ld(tag, key_value(kv)) for kv in attrs)
+    memo = _MEMO
+    out = []
+    for kv in attrs:
+        value = kv.get("value")
+        if value and len(value) == 1:
+            ((member, x),) = value.items()
+            if member in _MEMO_MEMBERS:
+                k = (tag, kv["key"], member, x)
+                encoded = memo.get(k)
+                if encoded is None:
+                    encoded = _scalar_field(tag, kv["key"], member, x)
+                    if member != "stringValue" or len(x) <= 128:
+                        if len(memo) >= _MEMO_MAX:
+                            memo.clear()
+                        memo[k] = encoded
+                out.append(encoded)
+                continue
+        out.append(_ld(tag, key_value(kv)))
+    return b"".join(out)
 
 
 def _uint(tag: bytes, value: Any) -> bytes:
