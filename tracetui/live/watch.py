@@ -184,6 +184,10 @@ def _member_names(folder: str, base_name: str) -> list[tuple[str, int, bool]] | 
         return None
     out = []
     for name in names:
+        # A member's name starts with its base: the other runs of a folder of thousands are
+        # passed over with one string compare each, not a regular-expression parse.
+        if not name.startswith(base_name):
+            continue
         base, number, gz = split_member_name(name)
         if base == base_name and number > 0:
             out.append((os.path.join(folder, name) if folder != os.curdir else name, number, gz))
