@@ -232,6 +232,8 @@ def test_lines_truncated_marker(tmp_path: Path) -> None:
 def test_subagent_calls_name_their_file(tmp_path: Path) -> None:
     got, _ = spans(subagent_layout(tmp_path), "claude-code")
     assert got[1].raw["subagent_file"] == str(tmp_path / SID / "subagents" / "agent-a1b2c3.jsonl")
+    # Its line in its own file; the run's location is the Task call's line in the session.
+    assert [(s.raw["subagent_line"], s.raw["source_line"]) for s in got[1:3]] == [(1, 1), (3, 1)]
     assert "_agent_id" not in got[0].raw
 
 

@@ -236,7 +236,11 @@ def _subagent_calls(
         problems.add(f"{name}: {item}")
     for rec in out:
         rec["parent_command_id"] = rec["parent_command_id"] or task["command_id"]
-        rec["subagent_file"] = path
+        # Where it is: its own file's line; the run's location points at the Task's line (the
+        # run's file is the session's, and the sub-agent started there).
+        rec.setdefault("subagent_file", path)  # a sub-sub-agent keeps its own
+        rec["subagent_line"] = rec.get("subagent_line") or rec.get("source_line")
+        rec["source_line"] = task.get("source_line")
     return out
 
 
