@@ -400,3 +400,23 @@ def test_a_rerun_diffs_against_the_agents_copy_redacted_the_same_way(tmp_path: P
     )
     changed = [line for line in diff.lines[2:] if line[:1] in "+-"]
     assert changed == ["-AssertionError: 3 != 4", "+passed"]  # the secret, redacted, is equal
+
+
+@pytest.mark.parametrize(
+    ("stated", "total"),
+    [("85.4KB", int(85.4 * 1024)), ("95.4MB", int(95.4 * 1024 * 1024)), ("1.2GB", 1288490188)],
+    ids=["kb", "mb", "gb"],
+)
+def test_a_persisted_output_stated_in_any_unit_is_a_head_cut(stated: str, total: int) -> None:
+    from tracetui.model.markers import find_marker
+
+    preview = "p" * 1999
+    text = (
+        f"<persisted-output>\nOutput too large ({stated}). Full output saved to: /x/{CALL}.txt\n\n"
+        f"Preview (first 2KB):\n{preview}\n...\n</persisted-output>"
+    )
+    marker = find_marker(text)
+    assert marker is not None
+    assert (marker.family, marker.clip, marker.unit) == ("claude-code", "head", "bytes")
+    assert marker.count is not None
+    assert abs(marker.count - (total - len(preview))) <= len("\n...\n")  # Claude Code's "..."

@@ -58,7 +58,8 @@ _FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
         "lines",
         1,
     ),
-    ("claude-code", re.compile(r"Output too large \((\d+(?:\.\d+)?)KB\)"), "head", "kb", 1),
+    # The size is Claude Code's formatFileSize: KB, or MB / GB for a bigger output.
+    ("claude-code", re.compile(r"Output too large \((\d+(?:\.\d+)?)([KMG])B\)"), "head", "kb", 1),
     ("claude-code", re.compile(r"\(Results are truncated\.[^)]*\)"), "head", None, 0),
     # SWE-agent: the observation limit (their typo "exceeded" kept, "exceed" accepted too).
     (
@@ -171,7 +172,7 @@ def find_marker(text: str) -> Marker | None:
             if unit != "kb":
                 count = _count(raw)
             else:
-                kb = _count_kb(raw)
+                kb = _count_kb(raw, m.group(2))
                 count = None if kb is None else _persisted_withheld(text, m.end(), kb)
                 unit = "bytes"
         return Marker(family, clip, count, unit if count is not None else None, m.start(), m.end())
@@ -198,9 +199,12 @@ def _count(raw: str) -> int | None:
     return int(raw) if len(raw) <= _MAX_DIGITS else None
 
 
-def _count_kb(raw: str) -> float | None:
+def _count_kb(raw: str, unit: str = "K") -> float | None:
     # float() of a long digit string is inf, which int() refuses: such a size is no size.
-    return float(raw) if len(raw) <= _MAX_DIGITS else None
+    return float(raw) * _KB_PER[unit] if len(raw) <= _MAX_DIGITS else None
+
+
+_KB_PER = {"K": 1, "M": 1 << 10, "G": 1 << 20}
 
 
 def _persisted_withheld(text: str, after: int, total_kb: float) -> int:
