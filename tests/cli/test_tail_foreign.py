@@ -132,3 +132,27 @@ def test_a_file_empty_at_the_start_is_named_at_its_first_line(tmp_path: Path) ->
         _stop(proc)
     assert (got["command_id"], got["dialect"], got["exit_code"]) == ("item_0", "codex", 0)
     assert proc.stderr is not None and proc.stderr.read() == ""  # no bad line reported
+
+
+def test_a_session_converted_again_prints_only_calls_not_printed(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    first = line(cc_call(1, "ls", message="m1")) + line(cc_result(1, "a"))
+    path.write_bytes(line(cc_prompt()) + first)
+    proc = _spawn(["--json", str(path)])
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert json.loads(proc.stdout.readline())["command_id"] == "toolu_01"
+        again = tmp_path / "again.jsonl"
+        again.write_bytes(
+            line(cc_prompt())
+            + first
+            + line(cc_call(7, "make", message="m7"))
+            + line(cc_result(7, "ok"))
+        )
+        os.replace(again, path)  # the session file replaced: converted again from its start
+        assert json.loads(proc.stdout.readline())["command_id"] == "toolu_07"
+        note = proc.stderr.readline()
+    finally:
+        _stop(proc)
+    assert note == "tracetui: session.jsonl was replaced: converting it again from its start\n"
+    assert proc.stdout.read() == ""  # toolu_01 was not printed again
