@@ -138,6 +138,28 @@ def subagent_layout(tmp: Path) -> Path:
     return main
 
 
+def nested_subagents(tmp: Path) -> Path:
+    """A sub-agent that ran a sub-agent: both files sit in the session's subagents folder."""
+    main = write(
+        tmp / f"{SID}.jsonl",
+        use("m1", "toolu_1", "Agent", {"description": "Plan", "prompt": "p"}, **session()),
+        result("toolu_1", "planned", toolUseResult={"agentId": "outer"}, **session()),
+    )
+    side = {"isSidechain": True}
+    folder = tmp / SID / "subagents"
+    write(
+        folder / "agent-outer.jsonl",
+        use("s1", "toolu_2", "Agent", {"description": "Dig", "prompt": "q"}, **session(**side)),
+        result("toolu_2", "dug", toolUseResult={"agentId": "inner"}, **session(**side)),
+    )
+    write(
+        folder / "agent-inner.jsonl",
+        use("s2", "toolu_3", "Bash", {"command": "ls"}, **session(**side)),
+        result("toolu_3", "a", **session(**side)),
+    )
+    return main
+
+
 def unsafe_agent_id(tmp: Path) -> Path:
     """An agentId naming a path outside the subagents folder is not followed."""
     write(tmp / "evil.jsonl", use("m", "toolu_9", "Bash", {"command": "boom"}, **session()))
@@ -198,6 +220,15 @@ CLAUDE: list[tuple[str, Any, list[tuple[Any, ...]]]] = [
             ("toolu_2", ["Grep"], 0, None, "toolu_1", None),
             ("toolu_3", [*B, "cat src/cart.py"], 0, None, "toolu_1", None),
             ("toolu_4", [*B, "git status"], 0, None, None, None),
+        ],
+    ),
+    (
+        "nested-subagents",
+        nested_subagents,
+        [
+            ("toolu_1", ["Agent"], 0, None, None, None),
+            ("toolu_2", ["Agent"], 0, None, "toolu_1", None),
+            ("toolu_3", [*B, "ls"], 0, None, "toolu_2", None),
         ],
     ),
     ("unsafe-agent-id", unsafe_agent_id, [("toolu_1", ["Task"], 0, None, None, None)]),
