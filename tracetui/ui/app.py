@@ -258,7 +258,8 @@ class TraceApp(Navigation, App[int]):
                     timeout=10,
                     markup=False,
                 )
-        if len(index) == 0:
+        if len(index) == 0 and not self.live.active:
+            # (Followed live, spans are on their way: the detail says "No spans yet." until then.)
             self.notify("this run has no spans yet", timeout=5)
 
     def rows_appended(self) -> int:

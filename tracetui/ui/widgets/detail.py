@@ -104,6 +104,8 @@ class DetailPane(VerticalScroll):
 
     # ------------------------------------------------------------- rendering
     def render_row(self, index: RunIndex | None, row: int | None, raw: bool) -> Text:
+        if index is not None and len(index) == 0:
+            return Text("No spans yet.", style=self.body.st("dim"))
         if index is None or row is None or row >= len(index):
             return Text("No row selected.", style=self.body.st("dim"))
         item = index.get(row)

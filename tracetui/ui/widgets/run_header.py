@@ -126,7 +126,7 @@ def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
     """Every fact in words: ``1 file · 10 spans · 3 failed · …``."""
     return [
         (_plural(files, "file"), ""),
-        (f"{s.spans:,} spans", ""),
+        (_plural(s.spans, "span"), ""),
         (f"{s.failed:,} failed", "failed" if s.failed else "dim"),
         # Only where some exit was not recorded (another agent's format): never the error colour.
         *([(f"{s.exit_unknown:,} exit unknown", "dim")] if s.exit_unknown else []),
@@ -141,7 +141,7 @@ def _short_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
     facts: list[tuple[str, str]] = []
     if files != 1:
         facts.append((_plural(files, "file"), ""))
-    facts.append((f"{s.spans:,} spans", ""))
+    facts.append((_plural(s.spans, "span"), ""))
     facts.append((f"{s.failed:,} failed", "failed" if s.failed else "dim"))
     if s.exit_unknown:
         facts.append((f"{s.exit_unknown:,} exit ?", "dim"))

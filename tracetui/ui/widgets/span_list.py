@@ -152,7 +152,9 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
                 # Calls become rows in place: the position keeps its call, which may be a row now.
                 self.move_to(self.cursor, force=True, live=True)
             elif follow_tail and at_end:
-                self.move_to(len(self.view) - 1, live=True)
+                # From an empty view the cursor is already at 0: force the first row's Selected,
+                # or the detail said "No row selected" beside a LATEST FAILURE badge.
+                self.move_to(len(self.view) - 1, live=True, force=added == len(self.view))
         return added
 
     def set_highlight(self, query: str) -> None:
