@@ -294,6 +294,15 @@ RETRIES = [
         1,
     ),
     (
+        "302-not-followed",
+        [(302, {"Location": "/elsewhere"}, b"")],
+        [],
+        1,
+        "tracetui: export: {url}: HTTP 302 Found: a redirect to /elsewhere, not followed\n",
+        [],
+        1,
+    ),
+    (
         "500-no-retry-text-neutralised",
         [(500, {"Content-Type": "text/plain"}, b"oops \x1b[2J")],
         [],
@@ -445,6 +454,7 @@ USAGE = [
     ("compression", ["--otlp-http"], {"OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"}, "compression 'zstd' is not supported (use gzip or none)"),
     ("header-no-equals", ["--otlp-http", "--header", SECRET], {}, "--header 1: expected NAME=VALUE"),
     ("header-line-break", ["--otlp-http", "--header", f"x=a\r\n{SECRET}"], {}, "--header 1: the value of header x holds a line break"),
+    ("header-not-ascii", ["--otlp-http", "--header", "x=clé"], {}, "--header 1: the value of header x is not ASCII"),
     ("header-bad-name", ["--otlp-http", "--header", "a b=1"], {}, "--header 1: 'a b' is not a header name"),
     ("env-headers", ["--otlp-http"], {"OTEL_EXPORTER_OTLP_HEADERS": f"a=1,{SECRET}"}, "OTEL_EXPORTER_OTLP_HEADERS: entry 2 is not key=value"),
     ("env-timeout", ["--otlp-http"], {"OTEL_EXPORTER_OTLP_TIMEOUT": "soon"}, "OTEL_EXPORTER_OTLP_TIMEOUT is not a number of milliseconds"),

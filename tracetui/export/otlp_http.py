@@ -137,6 +137,9 @@ def _check_header(name: str, value: str, where: str) -> tuple[str, str]:
         raise ConfigError(f"{where}: {neutralize_line(token)!r} is not a header name")
     if any(c in value for c in "\r\n\0"):
         raise ConfigError(f"{where}: the value of header {token} holds a line break")
+    if not value.isascii():
+        # http.client sends headers as Latin-1; anything past ASCII is better refused than mangled.
+        raise ConfigError(f"{where}: the value of header {token} is not ASCII")
     return token, value.strip()
 
 
@@ -324,6 +327,17 @@ def _partial(body: bytes, content_type: str, protocol: str) -> tuple[int, str]:
         return 0, ""  # an answer we cannot read is not a rejection we can count
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib would turn a redirected POST into a GET without its body and call that success:
+    a redirect is an answer to report instead."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
 class _Failure(Exception):
     def __init__(self, message: str, retry: bool, wait: float | None = None) -> None:
         super().__init__(message)
@@ -338,7 +352,7 @@ def _post_once(settings: Settings, data: bytes) -> tuple[bytes, str]:
         headers["Content-Encoding"] = "gzip"
     req = urllib.request.Request(settings.url, data=data, method="POST", headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=settings.timeout) as answer:
+        with _OPENER.open(req, timeout=settings.timeout) as answer:
             return answer.read(_ANSWER_LIMIT), answer.headers.get("Content-Type", "")
     except urllib.error.HTTPError as exc:
         try:
@@ -348,6 +362,9 @@ def _post_once(settings: Settings, data: bytes) -> tuple[bytes, str]:
         detail = _detail(body, exc.headers.get("Content-Type", "") if exc.headers else "")
         reason = neutralize_line(str(exc.reason or ""))
         message = f"HTTP {exc.code} {reason}".rstrip() + (f": {detail}" if detail else "")
+        if 300 <= exc.code < 400 and exc.headers and exc.headers.get("Location"):
+            where = neutralize_line(exc.headers["Location"])[:200]
+            message = f"HTTP {exc.code} {reason}: a redirect to {where}, not followed"
         wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
         raise _Failure(message, exc.code in RETRYABLE, wait) from None
     except TimeoutError:
