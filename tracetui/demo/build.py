@@ -1,7 +1,9 @@
 """A compiler-like build: one line per unit on stdout, warnings on stderr, an error near the end.
 
 With ``--ok`` every unit compiles; otherwise unit ``--fail-at`` (default: the third from last)
-fails with an error message and the exit status is 1.
+fails and the exit status is 1. Its error goes to stdout, among the unit lines, the way a harness
+that records ``2>&1`` sees it: with a head cap the error lies past the cap, where the agent never
+read it (the README's "a build whose error lies past the cap"); make's last word is on stderr.
 """
 
 import argparse
@@ -21,10 +23,7 @@ def main() -> int:
             print(f"{unit}:12:5: warning: unused variable 'tmp{i}'", file=sys.stderr)
         if i == fail:
             print(f"[{i + 1:3d}/{args.units}] CC {unit}")
-            print(
-                f"{unit}:88:14: error: 'ledger_round' undeclared (first use in this function)",
-                file=sys.stderr,
-            )
+            print(f"{unit}:88:14: error: 'ledger_round' undeclared (first use in this function)")
             print("make: *** [Makefile:42: build] Error 1", file=sys.stderr)
             return 1
         print(f"[{i + 1:3d}/{args.units}] CC {unit}")
