@@ -108,6 +108,7 @@ def state(ix: RunIndex) -> tuple[Any, ...]:
         ix.flags.tobytes(),
         ix.exit.tobytes(),
         ix.hidden.tobytes(),
+        ix.marks.tobytes(),
         ix.ids,
         ix.parent_ids,
         sorted(ix.links()),
@@ -255,7 +256,7 @@ def _flip_body_byte(p: Path) -> None:
 
 
 def _other_version(p: Path) -> None:
-    p.write_bytes(p.read_bytes().replace(b'"version":1', b'"version":9', 1))
+    p.write_bytes(p.read_bytes().replace(b'"version":%d' % cache.VERSION, b'"version":99', 1))
 
 
 def _huge_header_length(p: Path) -> None:

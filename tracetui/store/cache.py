@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # only annotations: a warm `summary --json` never loads the i
 
 log = logging.getLogger("tracetui.cache")
 
-VERSION = 1
+VERSION = 2
 MAGIC = b"TTIDX\x00\x01\n"
 SPAN = 1024
 """Bytes hashed at each end of a member."""

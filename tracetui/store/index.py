@@ -236,7 +236,7 @@ class RunIndex:
         n = len(ids)
         if n:
             row0 = len(self.flags)
-            self.member_no.extend(repeat(mno, n))
+            self.member_no.frombytes(array("H", (mno,)).tobytes() * n)  # not n boxed ints
             self.offset.frombytes(offsets)
             self.length.frombytes(lengths)
             self.line_no.frombytes(line_nos)
