@@ -3,16 +3,22 @@ what a whole-file conversion yields, in call order, and say which calls are stil
 
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from foreign_lines import cc_call, cc_result, cc_text, cx_completed, cx_started, line, wrapped
 
+from tracetui import importers
 from tracetui.importers import claude_code, codex
 from tracetui.importers._common import Problems, iter_jsonl
 from tracetui.importers.protocol import Feeder
 from tracetui.importers.registry import by_name
+from tracetui.live.foreign import ForeignFollower
+from tracetui.store.live_import import encode
+from tracetui.store.runset import Member, Run
 
 AGENTS = Path(__file__).resolve().parents[1] / "data" / "agents"
 
@@ -217,3 +223,50 @@ def test_the_fixture_lines_are_what_the_builders_write(tmp_path: Path) -> None:
     assert [(r["command_id"], r["argv"], r["exit_code"]) for r in recs] == [
         ("toolu_01", ["bash", "-lc", "ls"], 0)
     ]
+
+
+def _mutate(value: Any, rnd: random.Random) -> Any:
+    """Values of the wrong type anywhere (seeded: the same every run)."""
+    odd = [None, 0, -1, 1.5, "", "x", [], {}, [1, "a"], {"a": None}, True, "Exit code 9\n", 2**70]
+    if isinstance(value, dict):
+        return {
+            k: (rnd.choice(odd) if rnd.random() < 0.15 else _mutate(v, rnd))
+            for k, v in value.items()
+            if rnd.random() > 0.08
+        }
+    if isinstance(value, list):
+        return [rnd.choice(odd) if rnd.random() < 0.1 else _mutate(v, rnd) for v in value]
+    return value
+
+
+@pytest.mark.parametrize(("fmt", "name"), LINE_FIXTURES, ids=[n for _f, n in LINE_FIXTURES])
+def test_mutated_sessions_followed_give_what_convert_gives(
+    tmp_path: Path, fmt: str, name: str
+) -> None:
+    rnd = random.Random(name)
+    lines = (AGENTS / name).read_text(encoding="utf-8").splitlines()
+    for n in range(15):
+        path = tmp_path / f"{n}.jsonl"
+        out = []
+        for text in lines:
+            try:
+                out.append(json.dumps(_mutate(json.loads(text), rnd)))
+            except ValueError:
+                out.append(text)  # a line broken on purpose stays broken
+        path.write_text("\n".join(out) + "\n", encoding="utf-8")
+        run = Run(str(path), [Member(str(path), 0, False)], source_format=fmt)
+        follower = ForeignFollower(run, batch=7)
+        follower.poll_once()
+        while follower.more:
+            follower.poll_once()
+        follower.finish()
+        index = follower.index
+        got = [getattr(index.get(r), "raw", None) for r in range(len(index))]
+        whole = []
+        try:
+            for record in importers.convert(str(path), fmt):
+                whole.append(json.loads(encode(record)))
+        except importers.ImportProblem as exc:  # parts skipped: said after every record
+            assert "stopped reading" not in str(exc)
+        follower.stop()
+        assert got == whole  # the same records, in the same order
