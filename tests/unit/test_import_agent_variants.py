@@ -247,6 +247,18 @@ def test_claude_code_variants(tmp_path: Path, build: Any, want: list[tuple[Any, 
     assert len(got) == len(want)
 
 
+def test_a_session_opening_with_newer_line_types_is_claude_code(tmp_path: Path) -> None:
+    head = [session(type="queue-operation", operation="enqueue") for _ in range(40)]
+    path = write(
+        tmp_path / "s.jsonl",
+        *head,
+        use("m1", "toolu_1", "Bash", {"command": "ls"}, **session()),
+        result("toolu_1", "a", **session()),
+    )
+    got, notes = spans(path, "claude-code")
+    assert ([s.command_id for s in got], notes) == (["toolu_1"], [])
+
+
 def test_a_denied_call_never_ran(tmp_path: Path) -> None:
     got, _ = spans(plain_string_results(tmp_path), "claude-code")
     assert got[0].raw["not_executed"] is True

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tracetui.importers import IMPORTERS, not_a_trace
+from tracetui.importers import IMPORTERS, not_a_trace, sniff
 from tracetui.importers.unknown import NAME_CHARS
 from tracetui.store import runset
 
@@ -69,7 +69,7 @@ CASES: list[tuple[str, bytes, str | None]] = [
     ),
     (
         "claude-unknown-types",
-        lines(*({"type": "weird", "sessionId": "s", "uuid": f"u{i}"} for i in range(2))),
+        lines(*({"type": "weird", "sessionId": "s", "n": i} for i in range(2))),
         looks(
             "looks like a Claude Code session (has 'sessionId') but no line of a type tracetui "
             "reads (user, assistant, summary, system)"
@@ -84,12 +84,9 @@ CASES: list[tuple[str, bytes, str | None]] = [
         ),
     ),
     (
-        "mini-swe-agent-without-messages",
-        json.dumps({"info": {"mini_version": "9"}, "other": []}).encode(),
-        looks(
-            "looks like a mini-swe-agent trajectory (has 'info.mini_version') but no "
-            "messages[] of role and content tracetui reads"
-        ),
+        "inspect-without-samples",
+        json.dumps({"eval": {"task": "t"}, "samples": 3}).encode(),
+        looks("looks like an Inspect AI log (has 'eval') but no samples[] tracetui reads"),
     ),
     (
         "a-kubernetes-kind-is-no-openhands-clue",
@@ -165,3 +162,14 @@ def test_a_folder_still_passes_over_such_files(tmp_path: Path) -> None:
     (tmp_path / "inventory.json").write_text("[1]", encoding="utf-8")
     (tmp_path / "B.jsonl").write_bytes(lines(SPAN))
     assert [r.base for r in runset.open_path(str(tmp_path))] == [str(tmp_path / "B.jsonl")]
+
+
+REFUSED = [(c[0], c[1]) for c in CASES if c[2] is not None]
+
+
+@pytest.mark.parametrize("data", [r[1] for r in REFUSED], ids=[r[0] for r in REFUSED])
+def test_no_refused_case_is_one_a_format_recognises(tmp_path: Path, data: bytes) -> None:
+    """Each case refused above is one no importer recognises (else it would be read)."""
+    path = tmp_path / "file.json"
+    path.write_bytes(data)
+    assert sniff(str(path)) is None

@@ -75,12 +75,14 @@ def sniff(head: Head) -> int:
 
 
 def _is_session_line(obj: dict[str, Any]) -> bool:
+    """One of Claude Code's line types with one of its ids; or a line of a type newer versions
+    added (``progress``, ``queue-operation``…) with both its session and its message id."""
     kind = obj.get("type")
-    return (
-        isinstance(kind, str)
-        and kind in _LINE_TYPES
-        and ("uuid" in obj or "sessionId" in obj or "leafUuid" in obj or "session_id" in obj)
-    )
+    if not isinstance(kind, str):
+        return False
+    if kind not in _LINE_TYPES:
+        return "sessionId" in obj and "uuid" in obj
+    return "uuid" in obj or "sessionId" in obj or "leafUuid" in obj or "session_id" in obj
 
 
 def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
