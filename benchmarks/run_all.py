@@ -110,6 +110,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="500,5000", help="runs in the two folders")
     ap.add_argument("--viewer", action="store_true", help="also open the viewer headless")
+    ap.add_argument("--skip", default="", help="comma-separated: jq, folders (for a 1 GB set)")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.data, "feedback_record.jsonl")):
         maker = os.path.join(HERE, "make_big_set.py")
@@ -128,7 +129,10 @@ def main() -> None:
         loop = best([run_probe(PROBES["orjson.loads loop"], files, base) for _ in rep])["seconds"]
         rows.append(("orjson.loads loop", loop, "baseline"))
         jq = None
-        if shutil.which("jq"):
+        skip = set(args.skip.split(","))
+        if "jq" in skip:
+            print("jq skipped (--skip jq)")
+        elif shutil.which("jq"):
             query = (
                 "jq -c -R 'fromjson? | select((.exit_code // .returncode // 1) != 0)"
                 " | .command_id' " + " ".join(files) + " | tail -n 1"
@@ -169,10 +173,14 @@ def main() -> None:
                 if r["name"] == "TUI complete index":
                     rows.append(("viewer complete index, warm", r["seconds"], "from process start"))
         small, large = (int(n) for n in args.sizes.split(","))
-        folders = {n: make_dir(work, n) for n in (small, large)}
+        folders = {} if "folders" in skip else {n: make_dir(work, n) for n in (small, large)}
         for what, probe in (
-            ("listing", lambda d, h: bench.run(LISTING, d, home=h)),
-            ("summary, cold", lambda d, h: bench.tracetui("summary", "--json", d, home=h)),
+            ()
+            if not folders
+            else (
+                ("listing", lambda d, h: bench.run(LISTING, d, home=h)),
+                ("summary, cold", lambda d, h: bench.tracetui("summary", "--json", d, home=h)),
+            )
         ):
             times = {}
             for n, folder in folders.items():
