@@ -55,7 +55,9 @@ def main(args: argparse.Namespace) -> int:
         made: dict[str, Any] = {"summary": fields, "trend": trend}
         if output is not None:
             made["output"] = output.decode()
-        cache.keep(one, made)
+        kept_now = cache.recall_all(one)
+        if any(kept_now.get(k) != v for k, v in made.items()):  # else nothing to write
+            cache.keep(one, made)
     if output is not None:
         sys.stdout.buffer.write(output + b"\n")
         return 0

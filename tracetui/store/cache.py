@@ -430,8 +430,13 @@ def plan_for(run: Run) -> Plan | None:
 # ------------------------------------------------------------------ results kept per state
 def recall(index: RunIndex, name: str) -> Any:
     """The value kept under ``name`` for exactly the files ``index`` was built from, or None."""
+    return recall_all(index).get(name)
+
+
+def recall_all(index: RunIndex) -> dict[str, Any]:
+    """Every value kept for exactly the files ``index`` was built from (empty when none)."""
     state = _states.get(index)
-    return None if state is None else _recall(index.run, state).get(name)
+    return {} if state is None else _recall(index.run, state)
 
 
 def recall_run(run: Run) -> dict[str, Any]:
