@@ -420,3 +420,21 @@ def test_a_persisted_output_stated_in_any_unit_is_a_head_cut(stated: str, total:
     assert (marker.family, marker.clip, marker.unit) == ("claude-code", "head", "bytes")
     assert marker.count is not None
     assert abs(marker.count - (total - len(preview))) <= len("\n...\n")  # Claude Code's "..."
+
+
+def test_a_tool_copy_that_is_not_what_the_preview_was_cut_from_gives_way_to_the_file(
+    tmp_path: Path,
+) -> None:
+    (results_dir(tmp_path) / f"{CALL}.txt").write_text(FULL, encoding="utf-8")
+    trace = claude_session(tmp_path, str(tmp_path / SESSION / "tool-results" / f"{CALL}.txt"))
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    result = json.loads(lines[1])
+    result["toolUseResult"] = {
+        "stdout": "raw stdout, not the text the model was shown",
+        "stderr": "",
+    }
+    lines[1] = json.dumps(result)
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    kept = kept_of(trace, CALL)
+    assert kept.note.startswith("kept by the agent in ")
+    assert read(kept, 0, kept.size) == FULL.encode()

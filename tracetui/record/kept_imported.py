@@ -92,10 +92,18 @@ def find_agent_kept(
     if stream == "stderr":
         return _stderr(raw, fmt)
     full = raw.get("full_stdout")
-    if isinstance(full, str):
-        return _inline(raw, full, fmt)
     by_agent = raw.get("stdout_kept_by_agent")
-    if isinstance(by_agent, dict) and isinstance(by_agent.get("path"), str):
+    has_file = isinstance(by_agent, dict) and isinstance(by_agent.get("path"), str)
+    if isinstance(full, str):
+        try:
+            return _inline(raw, full, fmt)
+        except NotKept:
+            # The tool's own copy need not be the text the model's preview was cut from
+            # (Claude Code's toolUseResult.stdout is the raw stdout): the agent's file may be.
+            if not has_file:
+                raise
+    if has_file:
+        assert isinstance(by_agent, dict)
         return _agent_file(raw, by_agent, fmt, env)
     raise NotKept(f"it is from an imported {fmt} trace, which kept no full output")
 
