@@ -355,3 +355,33 @@ def test_a_conversation_error_names_only_the_calls_before_it(tmp_path: Path) -> 
         "(LLMBadRequestError: The model refused the request.)",
         "no observation recorded (the conversation ended before the tool returned?)",
     ]
+
+
+def _big_system_prompt() -> dict[str, Any]:
+    """A system prompt with its tools, bigger than the 64 KB head: the SDK writes ``kind``
+    last, so the head never shows it."""
+    tools = [{"name": f"tool{i}", "description": "d" * 1000} for i in range(80)]
+    return {
+        "id": "s0",
+        "timestamp": "2025-09-01T10:00:00.000000",
+        "source": "agent",
+        "system_prompt": {"type": "text", "text": "You are an agent."},
+        "tools": tools,
+        "kind": "SystemPromptEvent",
+    }
+
+
+@pytest.mark.parametrize("shape", ["array", "sdk-folder"])
+def test_a_head_without_any_kind_is_still_v1(tmp_path: Path, shape: str) -> None:
+    events = [_big_system_prompt(), *EVENTS[2:4]]
+    if shape == "array":
+        path = tmp_path / "events.json"
+        path.write_text(json.dumps(events), encoding="utf-8")
+    else:
+        path = tmp_path / "events"
+        path.mkdir()
+        for i, ev in enumerate(events):
+            (path / f"event-{i:05d}-{i:08x}-bbbb.json").write_text(json.dumps(ev), "utf-8")
+    assert len(json.dumps(events[0])) > 64 << 10
+    run, spans = _spans(path)
+    assert (run.source_format, [s.command_id for s in spans]) == ("openhands-v1", ["toolu_01"])

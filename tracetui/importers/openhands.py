@@ -41,7 +41,7 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
-from tracetui.importers.openhands_v1 import KIND_PATTERN, is_v1_line
+from tracetui.importers.openhands_v1 import is_v1_line, looks_v1
 from tracetui.importers.protocol import NO, Format, Head
 
 FORMAT = "openhands"
@@ -70,7 +70,7 @@ def sniff(head: Head) -> int:
     line = head.line_confidence(_is_instance_or_event)
     if line:
         return line
-    if KIND_PATTERN.search(head.text):
+    if looks_v1(head):
         return NO
     if head.has("instance_id", "history"):
         return 60

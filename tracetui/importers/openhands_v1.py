@@ -75,6 +75,9 @@ EVENT_KINDS = frozenset(
 """The event classes tracetui knows (the SDK has more; unknown ones are passed over)."""
 KIND_PATTERN = re.compile(r'"kind"\s*:\s*"(' + "|".join(sorted(EVENT_KINDS)) + r')"')
 """A known event kind written in a file's text (for whole-document sniffing)."""
+_V1_KEYS = (("llm_message",), ("llm_response_id",), ("system_prompt", "tools"), ("action_id",))
+"""Keys only V1 events have (beside ``source``): the SDK writes ``kind`` last, so in an event
+bigger than the head (a system prompt with its tools) the kind may not be in it."""
 EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9A-Za-z\-]{8,}\.json$")
 """The SDK's name for one event's file in a conversation's ``events/`` folder."""
 _RESULTS = {"ObservationEvent", "AgentErrorEvent", "UserRejectObservation"}
@@ -91,14 +94,21 @@ _PATH_CHARS = 4096
 def sniff(head: Head) -> int:
     """An event line (a known ``kind``) or an instance line whose history holds such events;
     else, as a whole document (an array, a single event, a pretty-printed file), a known
-    event kind in the head's text: above every other document format but OpenHands' own
-    ``output.jsonl`` clue, which yields to it (see openhands.py)."""
+    event kind in the head's text, or keys only V1 events have: above every other document
+    format but OpenHands' own ``output.jsonl`` clue, which yields to it (see openhands.py)."""
     line = head.line_confidence(is_v1_line)
     if line:
         return line
-    if head.text[:1] in "[{" and KIND_PATTERN.search(head.text):
-        return 55
-    return NO
+    return 55 if looks_v1(head) else NO
+
+
+def looks_v1(head: Head) -> bool:
+    """Whole-document evidence of V1 events: a known event kind, or V1's own keys."""
+    if head.text[:1] not in "[{":
+        return False
+    if KIND_PATTERN.search(head.text):
+        return True
+    return head.has("source") and any(head.has(*keys) for keys in _V1_KEYS)
 
 
 def is_v1_line(obj: dict[str, Any]) -> bool:

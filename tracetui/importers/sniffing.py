@@ -40,9 +40,9 @@ def sniff(path: str) -> str | None:
 def sniff_folder(folder: str, names: list[str]) -> tuple[str, list[str]] | None:
     """A folder that is one trace as a whole, by its content: the SDK's ``events/`` folder of
     OpenHands V1, one ``event-NNNNN-<id>.json`` per event. Its format and the file names it
-    claims (read as that one run), or None. Only the first event file is read."""
+    claims (read as that one run), or None. Only the heads of its first three files are read."""
     files = openhands_v1.event_files(names)
-    if not files or sniff(os.path.join(folder, files[0])) != openhands_v1.FORMAT:
+    if not any(sniff(os.path.join(folder, f)) == openhands_v1.FORMAT for f in files[:3]):
         return None
     return openhands_v1.FORMAT, files
 
