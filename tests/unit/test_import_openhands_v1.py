@@ -385,3 +385,12 @@ def test_a_head_without_any_kind_is_still_v1(tmp_path: Path, shape: str) -> None
     assert len(json.dumps(events[0])) > 64 << 10
     run, spans = _spans(path)
     assert (run.source_format, [s.command_id for s in spans]) == ("openhands-v1", ["toolu_01"])
+
+
+def test_event_lines_whose_first_line_is_huge(tmp_path: Path) -> None:
+    first = _big_system_prompt()
+    first["tools"] = [{"name": "t", "description": "d" * (2 << 20)}]
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in [first, *EVENTS[2:4]]), "utf-8")
+    run, spans = _spans(path)
+    assert (run.notes, [s.command_id for s in spans]) == ([], ["toolu_01"])

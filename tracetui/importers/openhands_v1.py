@@ -161,7 +161,7 @@ def _is_json_lines(path: str) -> bool:
     import orjson
 
     with open_bytes(path) as fh:
-        first = fh.readline(1 << 20)
+        first = fh.readline()  # a document on one line is read whole below anyway
         rest = fh.read(4096)
     if not rest.strip():
         return False
