@@ -1,4 +1,4 @@
-"""What another agent kept (tracetui/record/kept_imported.py through kept_read.find_kept): Claude
+"""What another agent kept (record/kept_imported.py and agent_files.py, through find_kept): Claude
 Code's persisted-output file, OpenHands V1's saved output, Codex's aggregated_output — found,
 checked as far as it can be without a hash, and refused (one line) when the file a trace names
 is missing, a link, a FIFO, too big, outside the session, misnamed or not the output it claims."""
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tracetui.commands.common import load_runs
-from tracetui.record import kept_imported
+from tracetui.record import agent_files
 from tracetui.record.kept_read import KeptMismatch, NotKept, find_kept, open_verified
 
 SESSION = "5f0c1e2a-0000-4000-8000-00000000000a"
@@ -123,7 +123,7 @@ def _fifo(target: Path) -> None:
 
 def _huge(target: Path) -> None:
     with open(target, "wb") as fh:  # sparse: no disk used, and never read
-        fh.truncate(kept_imported.MAX_AGENT_FILE + 1)
+        fh.truncate(agent_files.MAX_AGENT_FILE + 1)
 
 
 def _nothing(_target: Path) -> None:
