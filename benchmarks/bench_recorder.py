@@ -9,6 +9,7 @@ and prints seconds, MB/s and the recorded/piped ratio, plus the peak RSS of the 
 
     python benchmarks/bench_recorder.py              # 1 GiB
     python benchmarks/bench_recorder.py --size 64M   # quick
+    python benchmarks/bench_recorder.py --no-keep    # without the kept-output store
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ def main() -> int:
     parser.add_argument("--size", default="1G", help="bytes the command prints (e.g. 64M, 1G)")
     parser.add_argument("--cap", default="8192", help="the recorder's --cap")
     parser.add_argument("--clip", default="head_tail", help="the recorder's --clip")
+    parser.add_argument(
+        "--no-keep",
+        action="store_true",
+        help="pass --no-keep (measure without the kept-output store, docs/recording.md)",
+    )
     args = parser.parse_args()
     size = parse_size(args.size)
     gen = generator(size)
@@ -64,6 +70,7 @@ def main() -> int:
                 args.cap,
                 "--clip",
                 args.clip,
+                *(["--no-keep"] if args.no_keep else []),
                 "--",
                 "sh",
                 "-c",
@@ -81,7 +88,10 @@ def main() -> int:
     assert rec["stdout_bytes"] == size, (rec["stdout_bytes"], size)
     mb = size / 1e6
     print(f"command: sh -c {shlex.quote(gen)}")
-    print(f"size: {size} bytes ({size / (1 << 20):.0f} MiB), cap {args.cap}, clip {args.clip}")
+    kept = "not kept (--no-keep)" if args.no_keep else "kept whole (B.kept/)"
+    print(
+        f"size: {size} bytes ({size / (1 << 20):.0f} MiB), cap {args.cap}, clip {args.clip}, {kept}"
+    )
     print(f"{'mode':<10}{'seconds':>10}{'MB/s':>10}")
     for name, secs in (("direct", direct), ("piped", piped), ("recorded", recorded)):
         print(f"{name:<10}{secs:>10.2f}{mb / secs:>10.0f}")
