@@ -123,6 +123,9 @@ static int has_hint(const unsigned char *s, Py_ssize_t n) {
 static char SECRETS[MAX_HINTS][64];
 static size_t SECRET_LENS[MAX_HINTS];
 static uint32_t SECRET_PAIR[65536];
+/* One bit a pair: the pair starts a hint or spells one (below). 8 KiB, so the walk over a text
+ * stays in the L1 cache; SECRET_PAIR is looked at only where a bit is set. */
+static uint64_t SECRET_BITS[1024];
 static int NSECRETS = -1; /* never set: every row may hold a secret */
 
 static unsigned char lower(unsigned char ch) { return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch; }
@@ -134,11 +137,10 @@ static int may_hold_secret(const unsigned char *s, Py_ssize_t n) {
     if (NSECRETS < 0) return 1;
     const unsigned char *last = s + n - 1;
     for (const unsigned char *q = s; q < last; q++) {
-        uint32_t m = SECRET_PAIR[(unsigned)q[0] << 8 | q[1]];
-        if (q[0] == '\\' && (q[1] == 'u' || q[1] == '/')) return 1;
-        if ((q[0] == 0xC4 && (q[1] == 0xB0 || q[1] == 0xB1)) || (q[0] == 0xC5 && q[1] == 0xBF) ||
-            (q[0] == 0xE2 && q[1] == 0x84))
-            return 1;
+        unsigned key = (unsigned)q[0] << 8 | q[1];
+        if (!(SECRET_BITS[key >> 6] >> (key & 63) & 1)) continue;
+        if (q[0] == '\\' || q[0] >= 0x80) return 1; /* an escape or a letter that may spell one */
+        uint32_t m = SECRET_PAIR[key];
         while (m) {
             int h = __builtin_ctz(m);
             m &= m - 1;
@@ -889,12 +891,21 @@ static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
         SECRET_LENS[i] = (size_t)len;
     }
     memset(SECRET_PAIR, 0, sizeof(SECRET_PAIR));
+    memset(SECRET_BITS, 0, sizeof(SECRET_BITS));
+    /* \\u and \\/ escapes; U+0130, U+0131, U+017F and U+2100-U+213F (U+212A KELVIN SIGN) in UTF-8. */
+    static const unsigned SPELLERS[] = {'\\' << 8 | 'u', '\\' << 8 | '/', 0xC4B0, 0xC4B1, 0xC5BF, 0xE284};
+    for (size_t i = 0; i < sizeof(SPELLERS) / sizeof(SPELLERS[0]); i++)
+        SECRET_BITS[SPELLERS[i] >> 6] |= (uint64_t)1 << (SPELLERS[i] & 63);
     for (Py_ssize_t h = 0; h < n; h++) {
         unsigned char a = (unsigned char)SECRETS[h][0], b = (unsigned char)SECRETS[h][1];
         unsigned char as[2] = {a, (a >= 'a' && a <= 'z') ? a - 32 : a};
         unsigned char bs[2] = {b, (b >= 'a' && b <= 'z') ? b - 32 : b};
         for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 2; j++) SECRET_PAIR[(unsigned)as[i] << 8 | bs[j]] |= (uint32_t)1 << h;
+            for (int j = 0; j < 2; j++) {
+                unsigned key = (unsigned)as[i] << 8 | bs[j];
+                SECRET_PAIR[key] |= (uint32_t)1 << h;
+                SECRET_BITS[key >> 6] |= (uint64_t)1 << (key & 63);
+            }
     }
     NSECRETS = (int)n;
     Py_DECREF(fast);
