@@ -344,3 +344,20 @@ def test_a_changed_kept_file_is_reported_not_shown(tmp_path: Path, change, messa
         open_verified(find_kept(str(base), rec, "stdout")),
     ):
         pytest.fail("a changed file must not be handed out")
+
+
+@pytest.mark.parametrize("every_row", [False, True], ids=["marks", "every-row"])
+def test_lint_takes_the_kept_fields_in_its_stride(tmp_path: Path, every_row: bool) -> None:
+    from tracetui.analysis.lint import lint_index
+    from tracetui.store.build import build_index
+    from tracetui.store.runset import open_path
+
+    base = tmp_path / "B"
+    run_with_feedback(py("print('x' * 100)"), log=base, cap=10, note="expect x")  # kept
+    run_with_feedback(py("print('y')"), log=base, keep_budget=None)  # no kept fields
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, tmp_path / "C.kept")
+    run_with_feedback(py("print('z' * 100)"), log=tmp_path / "C", cap=10)  # kept: null
+    for log in (base, tmp_path / "C"):
+        assert lint_index(build_index(open_path(str(log))[0]), every_row=every_row) == []
