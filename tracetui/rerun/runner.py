@@ -34,7 +34,7 @@ from tracetui.rerun import diff
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.rerun.reaper import Leftovers
 from tracetui.rerun.spool import MAX_OUTPUT, OutputLimit, SpoolTap, StopEvent
-from tracetui.store import ids
+from tracetui.store import ids, sidecars
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import sidecar_path
 
@@ -382,6 +382,7 @@ def append_sidecar(target: Target, record: dict[str, Any]) -> str:
     from tracetui.record.rotate import append_record
 
     path = sidecar_path(target.index.run.base)
+    sidecars.make_folder(path)  # the state folder's, for the bundled samples (store/sidecars.py)
     append_record(path, record, _NEVER_ROTATE, 1)
     return path
 

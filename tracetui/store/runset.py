@@ -14,9 +14,10 @@ import re
 import stat
 from dataclasses import dataclass, field
 
+from tracetui.store import sidecars
 from tracetui.store.reader import file_kind
 
-SIDECAR_SUFFIX = ".reruns.jsonl"
+SIDECAR_SUFFIX = sidecars.SUFFIX
 _ROTATED = re.compile(r"^(?P<base>.+?)\.(?P<n>\d+)(?P<gz>\.gz)?$")
 MAX_MEMBER = 10_000
 """Highest rotation number read as a member: ``B.10000000`` is a name, not the 10-millionth
@@ -172,7 +173,7 @@ def _run_for(
     if gaps:
         notes.append("rotation members missing: " + gaps)
     base = _join(folder, base_name)
-    sidecar = base + SIDECAR_SUFFIX if has_sidecar else None
+    sidecar = base + SIDECAR_SUFFIX if has_sidecar else sidecars.found_elsewhere(base)
     return Run(base=base, members=ordered, sidecar=sidecar, notes=notes)
 
 
@@ -195,8 +196,9 @@ def _gaps(numbers: list[int]) -> str:
 
 
 def sidecar_path(base: str) -> str:
-    """Where the re-runs of a run are appended: ``B`` → ``B.reruns.jsonl``."""
-    return base + SIDECAR_SUFFIX
+    """Where the re-runs of a run are appended: ``B`` → ``B.reruns.jsonl``, or a file in the
+    user's state folder for the bundled sample runs and unwritable folders (store/sidecars.py)."""
+    return sidecars.place(base)
 
 
 def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:

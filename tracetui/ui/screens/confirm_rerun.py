@@ -91,9 +91,14 @@ def describe(target: Target, timeout: float, width: int = 80, faint: str = "dim"
     which = hanging("span", neutralize_line(ident), width)
     t.append(which[0][:LABEL], faint)
     t.append("\n".join([which[0][LABEL:], *which[1:]]))
-    sidecar = os.path.basename(sidecar_path(target.index.run.base))
-    t.append("\n\nThe re-run is recorded next to the run, in ", faint)
-    t.append(neutralize_line(sidecar), f"{faint} italic")
+    base = target.index.run.base
+    sidecar = sidecar_path(base)
+    if os.path.dirname(sidecar) == os.path.dirname(base):
+        t.append("\n\nThe re-run is recorded next to the run, in ", faint)
+        t.append(neutralize_line(os.path.basename(sidecar)), f"{faint} italic")
+    else:  # a bundled sample or a folder not writable: store/sidecars.py
+        t.append("\n\nThis run's folder is left as it is: the re-run is recorded in ", faint)
+        t.append(neutralize_line(sidecar), f"{faint} italic")
     t.append("; the trace itself is not changed.", faint)
     return t
 
