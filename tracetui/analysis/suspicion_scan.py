@@ -115,7 +115,7 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
                 # TT019 or TT020 may fire: they need the streams' evidence (TT022 comes along).
                 obj = load_json(buf[start:end]) if obj is None else obj
                 codes = _stream_codes(obj, bool(failed))
-            elif (cut or failed) and _note_fires(buf, start, end):
+            elif (cut or failed) and _note_fires(buf, start, end, m):
                 codes = {"TT022"}
             else:
                 continue
@@ -297,8 +297,11 @@ def _byte_counts(buf: bytes, start: int, end: int) -> bool:
     return True
 
 
-def _note_fires(buf: bytes, start: int, end: int) -> bool:
-    """TT022 on a row that failed with an exit code or was cut: its note predicts success."""
+def _note_fires(buf: bytes, start: int, end: int, mark: int = marks.ALL) -> bool:
+    """TT022 on a row that failed with an exit code or was cut: its note predicts success.
+
+    ``mark``: the row's marks, when the scanner judged it: without CONTRACT, TT001 cannot stop
+    the record, so a plain note decides alone."""
     # The one occurrence of the key: the record's own, or a nested one while the record has
     # none (then nothing fires, whatever it says). Twice: only parsing tells which counts.
     once = buf.count(_NOTE_KEY, start, end) == 1
@@ -308,6 +311,8 @@ def _note_fires(buf: bytes, start: int, end: int) -> bool:
     note = json_string(buf, at, end) if once else None
     if note is not None and predicted_success(note) is None:
         return False  # the common case, decided without parsing the line
+    if note is not None and mark != marks.ALL and not mark & marks.CONTRACT:
+        return True
     obj = load_json(buf[start:end])
     if not isinstance(obj, dict) or (obj.get("span_type") == "tool" and missing_contract_keys(obj)):
         return False  # not a record, or one TT001 stops (lint checks nothing else on it)
