@@ -482,3 +482,38 @@ def test_a_kept_summary_is_never_shown_for_changed_files(
         cache._off = False
     assert changed == capsysbinary.readouterr().out
     assert changed != b"" and first != b""
+
+
+def _lint(base: Path, out: Path) -> list[str]:
+    return ["lint", "--format", "json", str(base)]
+
+
+def _export(base: Path, out: Path) -> list[str]:
+    return ["export", str(base), "--otlp-json", str(out)]
+
+
+def _report(base: Path, out: Path) -> list[str]:
+    return ["report", str(base), "--id", "c0003", "-o", str(out)]
+
+
+COMMANDS = [("lint", _lint, (0, 1)), ("export", _export, (0,)), ("report", _report, (0,))]
+
+
+@pytest.mark.parametrize(("argv", "codes"), [c[1:] for c in COMMANDS], ids=[c[0] for c in COMMANDS])
+def test_every_indexing_command_takes_no_cache(
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv: Callable[[Path, Path], list[str]],
+    codes: tuple[int, ...],
+) -> None:
+    base = make_set(tmp_path / "run")
+    words = argv(base, tmp_path / "out")
+    try:
+        assert cli.main([words[0], "--no-cache", *words[1:]]) in codes
+        assert not home.exists() or list(home.iterdir()) == []
+    finally:
+        cache._off = False
+    assert cli.main(words) in codes
+    assert [p.suffix for p in home.iterdir()] == [".idx"]
+    capsys.readouterr()
