@@ -23,6 +23,7 @@ import email.utils
 import gzip as gzip_module
 import http.client
 import random
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -48,6 +49,8 @@ BATCH_BYTES = 4 * 1024 * 1024
 """Uncompressed request size to stay under (a collector refuses 20 MiB by default)."""
 MAX_ATTEMPTS = 5
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
+GZIP_LEVEL = 1
+"""Fastest: a request of spans still shrinks about 8x (level 6: 9x, at three quarters the speed)."""
 MAX_WAIT = 60.0
 """The longest wait a ``Retry-After`` is allowed to ask for."""
 _ANSWER_LIMIT = 64 * 1024
@@ -395,20 +398,49 @@ def _deliver(settings: Settings, data: bytes) -> tuple[bytes, str]:
     raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
+def _ship(settings: Settings, body: bytes, count: int, outcome: Outcome) -> None:
+    """Compress and deliver one request, adding what it delivered to ``outcome``."""
+    data = gzip_module.compress(body, compresslevel=GZIP_LEVEL) if settings.gzip else body
+    try:
+        answer, content_type = _deliver(settings, data)
+    except _Failure as failure:
+        done = f" ({outcome.spans:,} spans delivered before)" if outcome.spans else ""
+        raise DeliveryError(f"{settings.url}: {failure}{done}", outcome) from None
+    outcome.spans += count
+    outcome.requests += 1
+    rejected, message = _partial(answer, content_type, settings.protocol)
+    outcome.rejected += max(rejected, 0)
+    if message and not outcome.message:
+        outcome.message = neutralize_line(message.strip())[:300]
+
+
 def send(indexes: Sequence[RunIndex], settings: Settings) -> Outcome:
-    """Export every span of ``indexes``; raises :class:`DeliveryError` when a request fails."""
+    """Export every span of ``indexes``; raises :class:`DeliveryError` when a request fails.
+
+    Each request is compressed and sent on a worker thread while the next one is built (zlib
+    and the socket let go of the interpreter lock, so on two cores the sending is nearly free).
+    Requests still go one at a time, in order: at most two are in memory, the one in flight and
+    the one just built. The worker is a daemon: Ctrl-C never waits for a slow receiver.
+    """
     outcome = Outcome()
-    for body, count in requests(indexes, settings):
-        data = gzip_module.compress(body, compresslevel=5) if settings.gzip else body
+    failed: list[BaseException] = []
+    worker: threading.Thread | None = None
+
+    def run(body: bytes, count: int) -> None:
         try:
-            answer, content_type = _deliver(settings, data)
-        except _Failure as failure:
-            done = f" ({outcome.spans:,} spans delivered before)" if outcome.spans else ""
-            raise DeliveryError(f"{settings.url}: {failure}{done}", outcome) from None
-        outcome.spans += count
-        outcome.requests += 1
-        rejected, message = _partial(answer, content_type, settings.protocol)
-        outcome.rejected += max(rejected, 0)
-        if message and not outcome.message:
-            outcome.message = neutralize_line(message.strip())[:300]
+            _ship(settings, body, count, outcome)
+        except BaseException as exc:  # handed to the main thread, raised there
+            failed.append(exc)
+
+    def wait() -> None:
+        if worker is not None:
+            worker.join()
+        if failed:
+            raise failed[0]
+
+    for body, count in requests(indexes, settings):
+        wait()
+        worker = threading.Thread(target=run, args=(body, count), name="otlp-send", daemon=True)
+        worker.start()
+    wait()
     return outcome
