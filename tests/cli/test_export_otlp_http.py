@@ -552,3 +552,28 @@ def test_retry_after(value: str | None, want: float | None) -> None:
 )
 def test_backoff(attempt: int, rand: float, want: float) -> None:
     assert otlp_http.backoff(attempt, lambda: rand) == want
+
+
+@pytest.mark.parametrize("protocol", ["http/protobuf", "http/json"])
+def test_requests_are_built_one_batch_at_a_time(
+    make_run: Any, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    from tracetui.export import otlp
+    from tracetui.store.build import build_index
+    from tracetui.store.runset import open_path
+
+    ix = build_index(open_path(many(make_run, "r", 1))[0])
+    made = [0]
+
+    def endless(_index: Any) -> Iterator[dict[str, Any]]:
+        while True:  # a run that never ends: only a streaming sender gets a first request out
+            made[0] += 1
+            yield {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": f"s{made[0]}"}
+
+    monkeypatch.setattr(otlp, "iter_spans", endless)
+    settings = otlp_http.Settings(url="http://x/v1/traces", protocol=protocol, batch_spans=100)
+    batches = otlp_http.requests([ix], settings)
+    for k in range(1, 4):
+        _body, count = next(batches)
+        assert count == 100
+        assert made[0] == 100 * k + 1  # the span that opened the next batch, no more
