@@ -70,7 +70,27 @@ async def trends(app, pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause(0.2)
 
 
+async def rerun(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """The latest failure re-run uncapped: the pane opens on the first failure line the agent
+    never saw. Not recorded (its row would carry a clock-made id); durations pinned."""
+    from tracetui.ui.screens.confirm_rerun import start_rerun
+    from tracetui.ui.widgets import rerun_pane
+    from tracetui.ui.widgets.rerun_pane import RerunPane
+
+    rerun_pane._secs = lambda ms: "?" if ms is None else "0.4 s"  # the clock stays out of the SVG
+    start_rerun(app, app.selected_row, write_sidecar=False)
+    await pilot.pause()
+    await pilot.press("y")
+    for _ in range(3000):
+        panes = app.query(RerunPane)
+        if panes and not panes.first().running:
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
 SHOTS: list[tuple] = [  # (name, size, setup[, run])
+    ("rerun", (120, 40), rerun),
     ("postmortem", (160, 48), postmortem),
     ("postmortem-80x24", (80, 24), postmortem),
     ("truncated-detail", (160, 48), truncated),

@@ -122,7 +122,7 @@ async def test_confirm_run_diff_and_the_never_seen_failure(tmp_path: Path) -> No
         # It opens on the first failure line the agent never saw (rerun/landmark.py), in view.
         assert pane.pages["stdout"] == pane.failures["stdout"] == 12_208
         assert unseen_part.startswith(
-            f"\n{FIRST_FAILURE}\nbytes 12,208–12,249 of 12,249   (the end) · < back\n…{FAILURE}"
+            f"\n{FIRST_FAILURE}\nbytes 12,208–12,249 of 12,249   (the end) · < back\n{FAILURE}"
         )
         assert any(FIRST_FAILURE in line for line in screen_lines(app))
         # < goes back a page, then to the excerpt (its start and its end).

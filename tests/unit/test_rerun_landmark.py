@@ -45,6 +45,11 @@ CASES = [
     ("pytest-failed", PASSING + b"FAILED tests/test_x.py::test_total\n", b"FAILED tests"),
     ("compiler", PASSING + b"main.c:3:1: error: expected ';'\n", b"main.c:3:1"),
     ("rust-panic", PASSING + b"thread 'main' panicked at src/main.rs:2\n", b"thread 'main'"),
+    (
+        "the-error-over-an-earlier-verdict",
+        PASSING + b"t.py::test_x FAILED\n" + PASSING + b"E   ZeroDivisionError\n",
+        b"E   ZeroDivisionError",
+    ),
     ("no-failure", PASSING + b"50 passed in 0.1s\n", None),
     ("words-are-not-failures", PASSING + b"0 errors, no failures, terror\n", None),
 ]

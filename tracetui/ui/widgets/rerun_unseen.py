@@ -66,6 +66,11 @@ def draw_unseen(
         t.append(FIRST_FAILURE + "\n", st("warn"))
     t.append(f"bytes {offset:,}–{end:,} of {total:,}", st("dim"))
     t.append("   > next · < back\n" if end < total else "   (the end) · < back\n", st("dim"))
-    if offset > 0 or mid_line:
+    # "…" when the page starts inside a line (a page at a failure line starts at its start).
+    if (
+        mid_line
+        if offset == 0
+        else result.captured.stream(name).read(start + offset - 1, 1) != b"\n"
+    ):
         t.append("…", st("dim"))
     t.append(neutralize(diff.decode(data, result.binary)))
