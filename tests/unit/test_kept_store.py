@@ -361,3 +361,25 @@ def test_lint_takes_the_kept_fields_in_its_stride(tmp_path: Path, every_row: boo
     run_with_feedback(py("print('z' * 100)"), log=tmp_path / "C", cap=10)  # kept: null
     for log in (base, tmp_path / "C"):
         assert lint_index(build_index(open_path(str(log))[0]), every_row=every_row) == []
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [f"password={SECRET}", "Bearer abcdefghijklmnopqrstuvwxyz012345", "AKIAIOSFODNN7EXAMPLE"],
+    ids=["password", "bearer", "aws-key"],
+)
+def test_a_secret_split_between_chunks_is_redacted_at_every_split(
+    tmp_path: Path, secret: str
+) -> None:
+    data = b"x" * 9000 + b" " + secret.encode() + b" " + b"y" * 9000
+    at = 9001
+    with KeptStore.open(str(tmp_path / "B")) as store:
+        for cut in range(at, at + len(secret) + 1):
+            writer = store.writer(Redactor(), 100, 0)
+            writer.feed(data[:cut])
+            writer.feed(data[cut:])
+            pending = writer.finish()
+            assert pending is not None and store.commit(pending) is None
+    stored = on_disk(tmp_path / "B")
+    assert secret.encode()[-6:] not in stored and REPLACEMENT.encode() in stored
+    assert len(store_files(tmp_path / "B")) == 1  # every split gave the same bytes
