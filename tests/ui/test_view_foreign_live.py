@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from foreign_lines import cc_call, cc_prompt, cc_result, line
+from foreign_lines import cc_call, cc_prompt, cc_result, cx_completed, cx_started, line
+from records import tool
 from viewer_helpers import settle
 
 from tracetui.store.runset import open_paths
@@ -134,3 +135,33 @@ async def test_a_rebuilt_document_keeps_the_cursor_on_the_same_call(tmp_path: Pa
         await until(pilot, lambda: app.selected_row == 2)
         assert app.index.ids[2] == "step-3"
         assert app.spans.fresh == frozenset({0, 3})  # the rows not as before
+
+
+async def test_a_file_empty_when_opened_is_followed_as_the_agent_it_turns_out_to_be(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "out.jsonl"
+    path.write_bytes(b"")
+    app = TraceApp(open_paths([str(path)]), follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await start(pilot)
+        assert app.index is not None and len(app.index) == 0
+        append(path, line({"type": "thread.started", "thread_id": "t1"}))
+        append(path, line(cx_started(0, "cargo test")))
+        await until(pilot, lambda: len(app.spans.running) == 1)
+        assert app.run_ is not None and app.run_.source_format == "codex"
+        append(path, line(cx_completed(0, "cargo test", "ok\n", 0)))
+        await until(pilot, lambda: len(app.spans.view or ()) == 1)
+        assert app.index.ids[0] == "item_0" and app.index.bad == {}
+
+
+async def test_a_run_of_ours_empty_when_opened_is_still_followed(tmp_path: Path) -> None:
+    path = tmp_path / "feedback_record.jsonl"
+    path.write_bytes(b"")
+    app = TraceApp(open_paths([str(path)]), follow=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await start(pilot)
+        append(path, (json.dumps(tool("own-1")) + "\n").encode())
+        await until(pilot, lambda: len(app.spans.view or ()) == 1)
+        assert app.run_ is not None and app.run_.source_format is None
+        assert app.index is not None and app.index.ids[0] == "own-1"

@@ -121,14 +121,6 @@ def _tail(args: argparse.Namespace) -> int:
             src.follower.stop()
 
 
-def _empty_base(run: Any) -> bool:
-    """A run that is one base file with nothing in it yet."""
-    try:
-        return len(run.members) == 1 and not run.sidecar and os.path.getsize(run.base) == 0
-    except OSError:
-        return False
-
-
 def _bases_in(folder: str, followed: set[str]) -> set[str]:
     from tracetui.live.watch import run_bases
 
@@ -141,12 +133,13 @@ class _Source:
     def __init__(self, run: Any, out: _Printer) -> None:
         from tracetui.live.follow import Follower
         from tracetui.live.foreign import ForeignFollower
+        from tracetui.store.live_import import empty_run
 
         self.out = out
         self.pending: deque[tuple[int, Any]] = deque()
         self.follower: Follower | ForeignFollower
         # A file still empty cannot be told from a new run of ours: named at its first line.
-        self.undecided = run.source_format is None and _empty_base(run)
+        self.undecided = run.source_format is None and empty_run(run)
         if run.source_format is None:
             self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
         else:

@@ -140,6 +140,14 @@ FIRST_LINE = 1 << 16
 """Bytes looked at for a new file's first line before its format is named anyway."""
 
 
+def empty_run(run: Run) -> bool:
+    """A run that is one base file with nothing in it yet (so nothing tells its format)."""
+    try:
+        return len(run.members) == 1 and not run.sidecar and os.path.getsize(run.base) == 0
+    except OSError:
+        return False
+
+
 def first_line_format(path: str) -> tuple[bool, str | None]:
     """``(ready, format)`` for a file that was empty when opened: not ready while its first
     line is unfinished (nothing to recognise yet); then the foreign format its content names,

@@ -33,6 +33,7 @@ from tracetui.live.watch import Waiter, make_waiter
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import table_for
 from tracetui.store.index import RunIndex
+from tracetui.store.live_import import empty_run, first_line_format
 from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.host import ViewerHost
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
@@ -61,6 +62,8 @@ class LiveUpdate(Message):
     """A foreign session's running calls changed (``ForeignFollower.pending``)."""
     reset: RunIndex | None = None
     """A foreign trace was converted again from its start, into this index."""
+    named: str | None = None
+    """A file empty when opened turned out, at its first line, to be this agent's format."""
 
 
 class PausableWaiter(Waiter):
@@ -175,8 +178,10 @@ class LiveFollow:
         for m in follower.run.members:
             with contextlib.suppress(OSError):
                 total += os.path.getsize(m.path)
+        # A file still empty cannot be told from a new run of ours: named at its first line.
+        undecided = follower.run.source_format is None and empty_run(follower.run)
         try:
-            while gen == self.generation:
+            while gen == self.generation and not undecided:
                 follower.poll_once()
                 done = sum(im.size for im in list(follower.index.members))
                 self._post(IndexProgress(done, total))
@@ -205,8 +210,34 @@ class LiveFollow:
         self.waiter = PausableWaiter(make_waiter([follower.folder]))
         # Paused (f) during the catch-up: the thread must start paused too, not read on.
         self.waiter.set_paused(self.paused)
+        if undecided:
+            # Not on this worker: the app waits for its workers (a test's settle, say).
+            threading.Thread(
+                target=self._first_line,
+                args=(follower, self.waiter, gen),
+                name="tracetui-first-line",
+                daemon=True,
+            ).start()
+            self._post(LiveUpdate(running=True, generation=gen))  # LIVE, while it waits
+            return
         follower.start(self.waiter)
         self._post(LiveUpdate(running=True, generation=gen))  # the header says LIVE; running calls
+
+    def _first_line(self, follower: Follower | ForeignFollower, waiter: Waiter, gen: int) -> None:
+        """Its own thread: wait for the first complete line of a file empty at the start, then
+        follow it as a run of ours, or open it again as the agent's trace it turned out to be."""
+        while gen == self.generation:
+            ready, fmt = first_line_format(follower.run.base)
+            if not ready:
+                waiter.wait()
+                continue
+            if fmt is not None:
+                self._post(LiveUpdate(named=fmt, generation=gen))
+            elif gen == self.generation:
+                follower.start(waiter)
+                if gen != self.generation:  # stopped meanwhile, from the UI thread
+                    follower.stop()
+            return
 
     def _reset(self, index: RunIndex, gen: int) -> None:
         """Follower thread: a foreign trace is converted again into ``index`` (shown as new)."""
@@ -219,6 +250,8 @@ class LiveFollow:
         self.generation += 1
         if follower is not None:
             follower.stop()
+        if self.waiter is not None:
+            self.waiter.close()  # wakes a catch-up waiting for a first line
         self.waiter = None
 
     def _post(self, message: Message) -> None:
@@ -248,6 +281,11 @@ class LiveFollow:
             self._new_run(msg.new_run)
         if msg.reset is not None:
             self._show_reset(msg.reset)
+        if msg.named is not None:
+            run = self.follower.run
+            run.source_format = msg.named
+            self.open(run)
+            return
         if msg.select is not None and app.index is not None and msg.select < len(app.index):
             app.select_row(msg.select)
         if msg.rows:
