@@ -7,6 +7,9 @@ with the WCAG 2 formula, independently of ui/palette.py.
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 import re
 from functools import cache
 from pathlib import Path
@@ -15,8 +18,8 @@ import pytest
 from rich.style import Style
 from viewer_helpers import make_app, settle
 
+import tracetui.ui
 from tracetui.ui.app import TraceApp
-from tracetui.ui.screens.ask import AskScreen
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.run_header import RunHeader
@@ -55,8 +58,16 @@ def theme_colours(theme: str) -> dict[str, str]:
 
 
 def style_sources() -> list[tuple[str, str]]:
-    """(where, CSS text) of every stylesheet tracetui ships: the .tcss and widgets' own CSS."""
-    return [(TCSS.name, TCSS.read_text()), ("ask.py", AskScreen.DEFAULT_CSS)]
+    """(where, CSS text) of every stylesheet tracetui ships: the .tcss and the DEFAULT_CSS of
+    every widget and screen defined in tracetui.ui (found by walking the package)."""
+    sources = [(TCSS.name, TCSS.read_text())]
+    for info in pkgutil.walk_packages(tracetui.ui.__path__, "tracetui.ui."):
+        module = importlib.import_module(info.name)
+        for name, obj in sorted(vars(module).items()):
+            css = getattr(obj, "__dict__", {}).get("DEFAULT_CSS")
+            if inspect.isclass(obj) and obj.__module__ == module.__name__ and css:
+                sources.append((f"{info.name.rsplit('.', 1)[1]}.{name}", css))
+    return sources
 
 
 def text_pairs() -> list[tuple[str, str, str | None]]:
@@ -88,6 +99,7 @@ def test_the_stylesheet_has_text_pairs_to_check() -> None:
         PAIRS
     )
     assert len(PAIRS) > 40
+    assert {"ask.AskScreen", "run_picker.RunRows"} <= {where for where, _ in style_sources()}
 
 
 def test_text_colours_are_only_the_checked_ones() -> None:

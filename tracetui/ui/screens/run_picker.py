@@ -89,10 +89,10 @@ class RunRows(ScrollView, can_focus=False):
     }
     DEFAULT_CSS = """
     RunRows { height: auto; max-height: 20; }
-    RunRows > .runrows--cursor { background: $accent 40%; text-style: bold; }
-    RunRows > .runrows--failed { color: $error; }
-    RunRows > .runrows--dim { color: $text-muted; }
-    RunRows > .runrows--current { color: $success; text-style: bold; }
+    RunRows > .runrows--cursor { background: $primary-muted; text-style: bold; }
+    RunRows > .runrows--failed { color: $tt-error; }
+    RunRows > .runrows--dim { color: $tt-faint; }
+    RunRows > .runrows--current { color: $tt-success; text-style: bold; }
     """
 
     def __init__(

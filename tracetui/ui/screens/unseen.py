@@ -71,7 +71,7 @@ class UnseenScreen(Screen[None]):
     UnseenScreen #unseen-body { height: 1fr; padding: 0 1; }
     UnseenScreen #unseen-find { display: none; }
     UnseenScreen #unseen-find.shown { display: block; }
-    UnseenScreen #unseen-keys { height: 1; padding: 0 1; color: $text-muted; }
+    UnseenScreen #unseen-keys { height: 1; padding: 0 1; color: $tt-faint; }
     """
 
     AUTO_FOCUS = ""  # the search box is the only focusable widget: keys go to the pager
