@@ -1,13 +1,15 @@
 """How ``summary`` counts suspicions fast: the reading behind
 :func:`tracetui.analysis.suspicions.count_suspicions` and ``suspicious_rows``.
 
-On a tracetui run only failed or cut rows and retries of cut rows can fire (the index's columns
-say which: :func:`candidates`); those lines are read again in large reads of their members
-(:class:`RawLines`), looked at as bytes first (the note, the byte counts), and judged from their
+On a tracetui run only failed or cut rows and retries of cut rows can fire, and of those only
+the ones the scanner's row marks (:mod:`tracetui.model.marks`) do not rule out (the index's
+columns say which: :func:`candidates`); those lines are read again in large reads of their
+members (:class:`RawLines`), looked at as bytes first (the note; for rows the scanner left to
+Python, the schema and the byte counts too), and judged from their
 fields with the rules' own predicates and the one truncation judgement; retries, imported
 records and records of unexpected types go to the rules themselves (``check_record``). On an
-imported run every call is asked. Tests check the counts against lint's on every rule's cases
-and on random records of every dialect.
+imported run every call is asked. Tests check the counts against lint's on every rule's cases,
+on random records of every dialect and on a set of hostile rows (tests/unit/test_lint_fast.py).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ module only chooses which rows to ask, and how cheaply.
   pass: for the list's marks and the keys that walk them on a large run.
 - :func:`count_suspicions` is ``summary --json``'s ``suspicions``, for a finished index. On a
   tracetui run it reads only the rows that can fire (the columns say which: failed, truncated,
-  retries of truncated rows) in large reads of their members; a row that can only fire TT022 is
+  retries of truncated rows, narrowed by the scanner's row marks) in large reads of their members; a row that can only fire TT022 is
   judged by a look at its note's bytes, a cut row from its fields; only retries, imported records
   and records of unexpected types go to the rules in full. On an imported run every call is
   asked. One difference with lint, by design: an ``import/`` record inside a tracetui file that
