@@ -5,7 +5,9 @@ A *span* is one run of one command. Records arrive in several dialects (SPEC §2
 next agent turn. :func:`normalize` turns any of them into a :class:`Span`; keys it does not know
 are kept in ``Span.raw`` for the raw view. Truncation is judged from evidence (a flag, bytes over
 the cap, or a marker in the preview), never trusted from flags alone, by
-:func:`tracetui.model.truncation.judge_stream` — here and in the index's fast facts alike.
+:func:`tracetui.model.truncation.judge_stream` — here and in the index's fast facts
+(:mod:`tracetui.model.facts`) alike. Fields are read through :class:`~tracetui.model.fields.Fields`,
+which notes a wrong type as a problem instead of raising.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from tracetui.model.fields import Fields
 from tracetui.model.markers import Marker, find_marker
 from tracetui.model.truncation import judge_stream
 
@@ -218,112 +221,7 @@ def detect_dialect(obj: dict[str, Any]) -> str:
     raise NotASpan(f"not a span record of any known dialect (keys: {keys})")
 
 
-INT_MIN, INT_MAX = -(2**63), 2**64 - 1
-"""Integers are read within the range JSON parsers read as integers (orjson: int64 and uint64)
-and write back; a value outside (it came as a float: ``3 * 2**64``, ``1e300``) is clamped to it,
-with a problem noted, so no output or arithmetic downstream meets it."""
-NUM_MAX = float(2**53)
-"""Numbers (durations) past this, in magnitude, are clamped with a problem: 2**53 ms is 285,000
-years, and times computed from them (an OTLP end time) must stay finite."""
-
-
-class _Fields:
-    """Typed accessors that record a problem instead of raising on a wrong type."""
-
-    __slots__ = ("obj", "problems")
-
-    def __init__(self, obj: dict[str, Any]) -> None:
-        self.obj = obj
-        self.problems: list[str] = []
-
-    def _wrong(self, key: str, want: str) -> None:
-        value = self.obj.get(key)
-        self.problems.append(f"{key}: expected {want}, got {type(value).__name__}")
-
-    def int_(self, key: str) -> int | None:
-        v = self.obj.get(key)
-        if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            self._wrong(key, "an integer")
-            return None
-        if isinstance(v, float):
-            if not v.is_integer():
-                self._wrong(key, "an integer")
-                return None
-            v = int(v)
-        if not INT_MIN <= v <= INT_MAX:  # 2**64 * 3, 1e300: kept in range, the record kept
-            clamped = max(INT_MIN, min(INT_MAX, v))
-            self.problems.append(f"{key}: {v:.3g} is past the 64-bit range; read as {clamped}")
-            return clamped
-        return v
-
-    def num(self, key: str) -> float | None:
-        v = self.obj.get(key)
-        if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            self._wrong(key, "a number")
-            return None
-        if not -NUM_MAX <= v <= NUM_MAX:  # a duration of 1e308 ms would overflow any arithmetic
-            clamped = max(-NUM_MAX, min(NUM_MAX, float(v)))
-            self.problems.append(f"{key}: {float(v):.3g} is out of range; read as {clamped:.0f}")
-            return clamped
-        return float(v)
-
-    def str_(self, key: str) -> str | None:
-        v = self.obj.get(key)
-        if v is None:
-            return None
-        if not isinstance(v, str):
-            self._wrong(key, "a string")
-            return str(v)
-        return v
-
-    def id_(self, key: str) -> str | None:
-        """Ids are strings; numbers are accepted (as text) since some writers emit them."""
-        v = self.obj.get(key)
-        if v is None or v == "":
-            return None
-        if isinstance(v, (int, str)) and not isinstance(v, bool):
-            return str(v)
-        self._wrong(key, "a string id")
-        return None
-
-    def bool_(self, key: str) -> bool | None:
-        v = self.obj.get(key)
-        if v is None:
-            return None
-        if not isinstance(v, bool):
-            self._wrong(key, "true or false")
-            return None
-        return v
-
-    def text(self, key: str) -> str:
-        v = self.obj.get(key)
-        if v is None:
-            return ""
-        if not isinstance(v, str):
-            self._wrong(key, "a string")
-            return str(v)
-        return v
-
-    def argv(self, key: str) -> tuple[str, ...]:
-        v = self.obj.get(key)
-        if v is None:
-            return ()
-        if isinstance(v, str):
-            self.problems.append(f"{key}: expected an argv list, got a shell string")
-            return (v,)
-        if not isinstance(v, list):
-            self._wrong(key, "a list of strings")
-            return ()
-        if not all(isinstance(a, str) for a in v):
-            self._wrong(key, "a list of strings")
-        return tuple(a if isinstance(a, str) else str(a) for a in v)
-
-
-def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
+def _stream(f: Fields, s: str, dialect: str) -> StreamFacts:
     if dialect == FEEDBACK:
         preview = f.text(f"{s}_tail")
         marker = find_marker(preview)
@@ -386,7 +284,7 @@ def _stream(f: _Fields, s: str, dialect: str) -> StreamFacts:
     )
 
 
-def _kept(f: _Fields, key: str) -> KeptFacts | None:
+def _kept(f: Fields, key: str) -> KeptFacts | None:
     """``{s}_kept`` when it is a well-formed object; a wrong one is a field problem (TT014)."""
     value = f.obj.get(key)
     if value is None:
@@ -413,7 +311,7 @@ def normalize(obj: Any) -> Span:
     if not isinstance(obj, dict):
         raise NotASpan(f"expected a JSON object, got {type(obj).__name__}")
     dialect = detect_dialect(obj)
-    f = _Fields(obj)
+    f = Fields(obj)
     if dialect == FEEDBACK:
         argv = f.argv("command")
         exit_code = f.int_("exit_code")
@@ -447,29 +345,9 @@ def normalize(obj: Any) -> Span:
     )
 
 
-# --------------------------------------------------------------------------- fast facts
-# Indexing a million spans cannot afford a full Span per line. quick_facts() computes just what
-# the index keeps, with the same judgement as normalize() (both call judge_stream); any value of
-# an unexpected type sends the record down the slow path so the two can never disagree.
-
-_INT = int
-_STREAM_KEYS = {
-    s: (
-        f"{s}_bytes",
-        f"{s}_cap",
-        f"{s}_truncated",
-        f"preview_{s}",
-        f"{s}_head_bytes",
-        f"{s}_tail_bytes",
-        f"{s}_tail",
-    )
-    for s in STREAMS
-}
-
-
 @dataclass(frozen=True, slots=True)
 class Facts:
-    """What the index keeps of a span."""
+    """What the index keeps of a span (:func:`tracetui.model.facts.quick_facts` reads it fast)."""
 
     failed: bool
     exit_code: int | None
@@ -483,79 +361,3 @@ class Facts:
     def exit_unknown(self) -> bool:
         """No exit and no error recorded (not a failure)."""
         return self.exit_code is None and not self.failed
-
-
-class _Slow(Exception):
-    pass
-
-
-def _opt_int(v: Any) -> int | None:
-    if v is None or (type(v) is _INT and INT_MIN <= v <= INT_MAX):
-        return v
-    raise _Slow  # odd types and out-of-range values: normalize() decides, and notes them
-
-
-def _stream_facts(obj: dict[str, Any], s: str, feedback: bool) -> tuple[bool | None, int | None]:
-    kb, kc, kf, kp, khb, ktb, ktail = _STREAM_KEYS[s]
-    if feedback:
-        tail = obj.get(ktail)
-        if tail is not None and type(tail) is not str:
-            raise _Slow
-        return judge_stream(None, None, None, find_marker(tail) if tail else None, None, None)
-    nbytes = _opt_int(obj.get(kb))
-    cap = _opt_int(obj.get(kc))
-    flag = obj.get(kf)
-    if flag is not None and type(flag) is not bool:
-        raise _Slow
-    preview = obj.get(kp)
-    if preview is not None and type(preview) is not str:
-        raise _Slow
-    head, tail = _opt_int(obj.get(khb)), _opt_int(obj.get(ktb))
-    marker = find_marker(preview) if preview else None
-    return judge_stream(nbytes, cap, flag, marker, head, tail)
-
-
-def quick_facts(obj: Any) -> Facts:
-    """The index's facts about one parsed record; raises :class:`NotASpan` like normalize()."""
-    if not isinstance(obj, dict):
-        raise NotASpan(f"expected a JSON object, got {type(obj).__name__}")
-    dialect = detect_dialect(obj)
-    try:
-        feedback = dialect == FEEDBACK
-        if dialect == TRUNCATION_SPAN and "returncode" in obj:
-            exit_code = _opt_int(obj.get("returncode"))
-        else:
-            exit_code = _opt_int(obj.get("exit_code"))
-        out_t, out_h = _stream_facts(obj, "stdout", feedback)
-        err_t, err_h = _stream_facts(obj, "stderr", feedback)
-        cid, pid = obj.get("command_id"), obj.get("parent_command_id")
-        if (cid is not None and type(cid) is not str) or (pid is not None and type(pid) is not str):
-            raise _Slow
-        error = obj.get("error")
-        if error is not None and type(error) is not str:
-            raise _Slow  # normalize() reads it as text and notes the wrong type
-    except _Slow:
-        return _facts_from_span(normalize(obj))
-    truncated = True if (out_t or err_t) else (None if (out_t is None or err_t is None) else False)
-    known = [h for h in (out_h, err_h) if h is not None]
-    return Facts(
-        failed=judge_exit(exit_code, error),
-        exit_code=exit_code,
-        truncated=truncated,
-        hidden_bytes=sum(known) if known else None,
-        command_id=cid or None,
-        parent_command_id=pid or None,
-        problems=False,
-    )
-
-
-def _facts_from_span(span: Span) -> Facts:
-    return Facts(
-        span.failed,
-        span.exit_code,
-        span.truncated,
-        span.hidden_bytes,
-        span.command_id,
-        span.parent_command_id,
-        bool(span.problems),
-    )

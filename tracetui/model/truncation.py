@@ -2,7 +2,7 @@
 
 Every Python path that decides whether a stream was cut, and how many bytes the consumer never
 saw, calls :func:`judge_stream`: normalisation into a Span (``tracetui.model.spans.normalize``)
-and the index's fast facts (``tracetui.model.spans.quick_facts``, behind
+and the index's fast facts (``tracetui.model.facts.quick_facts``, behind
 ``tracetui.store.reader.parse_facts``), so the two cannot drift. The C scanner
 (``tracetui/store/_scan.c``) copies the rule for the lines it judges itself and hands every other
 line back to Python; tests/unit/test_judgement.py runs the same odd records through all three.

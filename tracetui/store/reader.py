@@ -17,7 +17,8 @@ from typing import IO, Any
 
 import orjson
 
-from tracetui.model.spans import Facts, NotASpan, Span, normalize, quick_facts
+from tracetui.model.facts import quick_facts
+from tracetui.model.spans import Facts, NotASpan, Span, normalize
 
 CHUNK = 1 << 20
 MAX_LINE = 16 << 20
