@@ -53,10 +53,10 @@ SECRET_HINTS: dict[str, tuple[str, ...]] = {
     "stripe-key": ("k_live_", "k_test_"),
     "jwt": ("eyj",),
 }
-"""Redaction rule name (``tracetui/record/redact.py`` DEFAULT_RULES) → the words, lower case,
-one of which every match of the rule holds whatever its case. A rule not named here makes every
-row a SECRET row (lint checks the names when it starts); tests/unit/test_lint_marks.py holds
-each rule to its words."""
+"""Redaction rule name (the default rules of ``tracetui.record.redact.Redactor``) → the words,
+lower case, one of which every match of the rule holds whatever its case. A rule not named here
+makes lint give TT015 every row (it checks the names when it starts); tests/unit/test_lint_fast.py
+holds each rule to its words."""
 
 
 def secret_words() -> list[bytes]:
