@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from tracetui.model.text import dump_json, neutralize_line, quote_argv
-    from tracetui.store import cache
+    from tracetui.store import cache_results as kept_results
 
     paths = session_paths(args, args.paths, "summary")
     kept = _kept_output(paths) if args.json else None
@@ -45,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
     one = indexes[0] if len(indexes) == 1 else None
     result = merge([_summary(ix, summarize, keep=one is None) for ix in indexes])
     # One trend over all runs, after the merge; a single run's is kept with its index.
-    trend = cache.recall(one, "trend") if one is not None else None
+    trend = kept_results.recall(one, "trend") if one is not None else None
     if not isinstance(trend, dict):
         trend = trend_summary(indexes)
     result["trend"] = trend
@@ -55,9 +55,9 @@ def main(args: argparse.Namespace) -> int:
         made: dict[str, Any] = {"summary": fields, "trend": trend}
         if output is not None:
             made["output"] = output.decode()
-        kept_now = cache.recall_all(one)
+        kept_now = kept_results.recall_all(one)
         if any(kept_now.get(k) != v for k, v in made.items()):  # else nothing to write
-            cache.keep(one, made)
+            kept_results.keep(one, made)
     if output is not None:
         sys.stdout.buffer.write(output + b"\n")
         return 0
@@ -95,7 +95,7 @@ def _kept_output(paths: list[str]) -> bytes | None:
     """``summary --json`` of one unchanged run file, as an earlier summary of the same files
     printed it (tracetui/store/cache.py): the run is not indexed at all. None when not kept."""
     from tracetui.model.text import neutralize_line
-    from tracetui.store import cache
+    from tracetui.store import cache_results as kept_results
     from tracetui.store.runset import RunSetError, open_paths
 
     if len(paths) != 1 or os.path.isdir(paths[0]):
@@ -107,7 +107,7 @@ def _kept_output(paths: list[str]) -> bytes | None:
     if len(runs) != 1:
         return None
     run = runs[0]
-    output = cache.recall_run(run).get("output")
+    output = kept_results.recall_run(run).get("output")
     if not isinstance(output, str):
         return None
     for note in run.notes:  # as load_runs reports them
@@ -121,14 +121,14 @@ def _summary(
     """The run's summary object: kept in the index cache for the exact files it was built
     from (tracetui/store/cache.py), so a warm summary reads no line again. ``keep``: keep it
     now (one run's is kept later, with its trend and output)."""
-    from tracetui.store import cache
+    from tracetui.store import cache_results as kept_results
 
-    kept = cache.recall(ix, "summary")
+    kept = kept_results.recall(ix, "summary")
     if isinstance(kept, dict):
         return kept
     made = summarize(ix)
     if keep:
-        cache.keep(ix, {"summary": made})
+        kept_results.keep(ix, {"summary": made})
     return made
 
 

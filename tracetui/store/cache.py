@@ -24,9 +24,9 @@ whole file and either one wins. The folder is bounded: past the cap (``TRACETUI_
 512 by default) the least recently used entries go. ``--no-cache`` (:func:`disable`) and
 ``TRACETUI_NO_CACHE=1`` skip all of it.
 
-Beside the rows, a command may keep a small JSON result of its own for the exact state of a run
-(:func:`recall`, :func:`keep`): ``summary`` keeps its per-run object, so that a warm summary
-does not even read the lines its counts need.
+Beside the rows, a command may keep JSON results of its own for the exact state of a run
+(:mod:`tracetui.store.cache_results`): ``summary`` keeps its per-run object, trend and output, so
+that a warm summary does not even index the run.
 """
 
 from __future__ import annotations
@@ -180,11 +180,11 @@ def fingerprint() -> str:
     return _fingerprint
 
 
-def _run_key(run: Run) -> str:
+def run_key(run: Run) -> str:
     return hashlib.blake2b(os.fsencode(os.path.abspath(run.base)), digest_size=16).hexdigest()
 
 
-def _state_key(run: Run, idents: list[Identity | None], since_ns: int) -> str | None:
+def state_key(run: Run, idents: list[Identity | None], since_ns: int) -> str | None:
     """The exact files a run's index came from: members (as named), their identities, and
     the sidecar's stat (a re-run changes what a summary says). None when any of them was
     modified less than RACY_NS before ``since_ns`` (it could change again unseen)."""
@@ -209,6 +209,12 @@ def _state_key(run: Run, idents: list[Identity | None], since_ns: int) -> str | 
 def _note_state(index: RunIndex, state: str | None) -> None:
     if state is not None:
         _states[index] = state
+
+
+def state_of(index: RunIndex) -> str | None:
+    """The key of the exact files ``index`` was built from, when its rows are the cache's
+    (:func:`state_key`); None otherwise (not cached, changed while read, racy)."""
+    return _states.get(index)
 
 
 # ------------------------------------------------------------------ reading an entry
@@ -275,7 +281,7 @@ class Plan:
 
     def __init__(self, run: Run, folder: str) -> None:
         self.run = run
-        self.path = os.path.join(folder, _run_key(run) + ".idx")
+        self.path = os.path.join(folder, run_key(run) + ".idx")
         self.started_ns = time.time_ns()
         self.before = [identify(m.path) for m in run.members]
         self.hits = [False] * len(run.members)
@@ -331,7 +337,7 @@ class Plan:
         plain = [not m.gz for m in self.run.members]
         if all(u and (h or not p) for u, h, p in zip(unchanged, self.hits, plain, strict=True)):
             touch(self.path)  # every plain member a hit: nothing new to write
-            _note_state(index, _state_key(self.run, after, self.started_ns))
+            _note_state(index, state_key(self.run, after, self.started_ns))
             return
         by_member: dict[int, list[tuple[int, str]]] = {}
         member_no = index.member_no
@@ -346,7 +352,7 @@ class Plan:
             elif not (member.gz and unchanged[pos]):
                 complete = False
         if parts and _write_entry(self.path, parts) and complete:
-            _note_state(index, _state_key(self.run, after, self.started_ns))
+            _note_state(index, state_key(self.run, after, self.started_ns))
 
     def _cut(
         self,
@@ -404,7 +410,7 @@ def _write_entry(path: str, parts: list[tuple[dict[str, Any], list[bytes | memor
     return atomic_write(path, chunks)
 
 
-def _size(run: Run) -> int:
+def run_size(run: Run) -> int:
     total = 0
     for m in run.members:
         with contextlib.suppress(OSError):
@@ -412,10 +418,15 @@ def _size(run: Run) -> int:
     return total
 
 
+def worth_caching(run: Run) -> bool:
+    """Whether ``run`` is big enough for an entry (see :data:`MIN_RUN_BYTES`)."""
+    return run_size(run) >= MIN_RUN_BYTES
+
+
 def plan_for(run: Run) -> Plan | None:
     """The cache's plan for building ``run``: None when the cache is off or unusable, or for
     an imported trace (converted afresh each time)."""
-    if not enabled() or run.source_format is not None or _size(run) < MIN_RUN_BYTES:
+    if not enabled() or run.source_format is not None or not worth_caching(run):
         return None
     folder = cache_folder()
     if folder is None:
@@ -425,72 +436,3 @@ def plan_for(run: Run) -> Plan | None:
     except OSError as exc:
         log.debug("cache not used for %s: %s", run.base, exc)
         return None
-
-
-# ------------------------------------------------------------------ results kept per state
-def recall(index: RunIndex, name: str) -> Any:
-    """The value kept under ``name`` for exactly the files ``index`` was built from, or None."""
-    return recall_all(index).get(name)
-
-
-def recall_all(index: RunIndex) -> dict[str, Any]:
-    """Every value kept for exactly the files ``index`` was built from (empty when none)."""
-    state = _states.get(index)
-    return {} if state is None else _recall(index.run, state)
-
-
-def recall_run(run: Run) -> dict[str, Any]:
-    """Every value kept for ``run`` as its files are now, without indexing it (empty when
-    none); only when the build that kept them added no note to the ones ``run`` already has."""
-    if not enabled() or run.source_format is not None or _size(run) < MIN_RUN_BYTES:
-        return {}
-    state = _state_key(run, [identify(m.path) for m in run.members], time.time_ns())
-    return {} if state is None else _recall(run, state)
-
-
-def _recall(run: Run, state: str) -> dict[str, Any]:
-    folder = cache_folder() if enabled() else None
-    if folder is None:
-        return {}
-    got = _read_results(os.path.join(folder, _run_key(run) + ".json"), state)
-    if got.get("notes") != run.notes:
-        return {}
-    values: dict[str, Any] = got["values"]
-    return values
-
-
-def keep(index: RunIndex, values: dict[str, Any]) -> None:
-    """Keep ``values`` (JSON, by name) for the files ``index`` was built from, beside the
-    values already kept for them."""
-    state = _states.get(index)
-    folder = cache_folder() if state is not None and enabled() else None
-    if folder is None or state is None:
-        return
-    path = os.path.join(folder, _run_key(index.run) + ".json")
-    got = _read_results(path, state)
-    kept = got.get("values", {}) if got.get("notes") == index.run.notes else {}
-    kept.update(values)
-    record = {"version": VERSION, "state": state, "notes": index.run.notes, "values": kept}
-    try:
-        blob = orjson.dumps(record)
-    except TypeError as exc:  # a lone surrogate in trace text: not kept
-        log.debug("results not kept: %s", exc)
-        return
-    atomic_write(path, [blob])
-
-
-def _read_results(path: str, state: str) -> dict[str, Any]:
-    """The results file at ``path`` when it was written for ``state``; else empty."""
-    data = read_bounded(path, size_cap())
-    if data is None:
-        return {}
-    try:
-        got = orjson.loads(data)
-    except ValueError:
-        log.debug("results file %s ignored: not JSON", path)
-        return {}
-    if not isinstance(got, dict) or got.get("version") != VERSION or got.get("state") != state:
-        return {}
-    if not isinstance(got.get("values"), dict) or not isinstance(got.get("notes"), list):
-        return {}
-    return got

@@ -1,0 +1,102 @@
+"""Results a command keeps with a run's exact files, beside its persistent index
+(:mod:`tracetui.store.cache`): ``<run key>.json`` in the same folder.
+
+A value is kept under the *state* of the files an index was built from (member paths as named,
+their identities, the re-run sidecar's stat, the code's fingerprint) and with the notes that
+build added; it is given back only for that same state and those same notes. ``summary`` keeps
+its per-run object, its trend and its exact ``--json`` output there, so a warm summary of one
+unchanged run file indexes nothing (:func:`recall_run`). A results file is hostile input too:
+read bounded, parsed as JSON only, every field checked before use.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from tracetui.store.cache import (
+    VERSION,
+    enabled,
+    identify,
+    log,
+    run_key,
+    state_key,
+    state_of,
+    worth_caching,
+)
+from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded, size_cap
+from tracetui.store.runset import Run
+
+if TYPE_CHECKING:
+    from tracetui.store.index import RunIndex
+
+
+def recall(index: RunIndex, name: str) -> Any:
+    """The value kept under ``name`` for exactly the files ``index`` was built from, or None."""
+    return recall_all(index).get(name)
+
+
+def recall_all(index: RunIndex) -> dict[str, Any]:
+    """Every value kept for exactly the files ``index`` was built from (empty when none)."""
+    state = state_of(index)
+    return {} if state is None else _recall(index.run, state)
+
+
+def recall_run(run: Run) -> dict[str, Any]:
+    """Every value kept for ``run`` as its files are now, without indexing it (empty when
+    none); only when the build that kept them added no note to the ones ``run`` already has."""
+    if not enabled() or run.source_format is not None or not worth_caching(run):
+        return {}
+    state = state_key(run, [identify(m.path) for m in run.members], time.time_ns())
+    return {} if state is None else _recall(run, state)
+
+
+def _recall(run: Run, state: str) -> dict[str, Any]:
+    folder = cache_folder() if enabled() else None
+    if folder is None:
+        return {}
+    got = _read_results(os.path.join(folder, run_key(run) + ".json"), state)
+    if got.get("notes") != run.notes:
+        return {}
+    values: dict[str, Any] = got["values"]
+    return values
+
+
+def keep(index: RunIndex, values: dict[str, Any]) -> None:
+    """Keep ``values`` (JSON, by name) for the files ``index`` was built from, beside the
+    values already kept for them."""
+    state = state_of(index)
+    folder = cache_folder() if state is not None and enabled() else None
+    if folder is None or state is None:
+        return
+    path = os.path.join(folder, run_key(index.run) + ".json")
+    got = _read_results(path, state)
+    kept = got.get("values", {}) if got.get("notes") == index.run.notes else {}
+    kept.update(values)
+    record = {"version": VERSION, "state": state, "notes": index.run.notes, "values": kept}
+    try:
+        blob = orjson.dumps(record)
+    except TypeError as exc:  # a lone surrogate in trace text: not kept
+        log.debug("results not kept: %s", exc)
+        return
+    atomic_write(path, [blob])
+
+
+def _read_results(path: str, state: str) -> dict[str, Any]:
+    """The results file at ``path`` when it was written for ``state``; else empty."""
+    data = read_bounded(path, size_cap())
+    if data is None:
+        return {}
+    try:
+        got = orjson.loads(data)
+    except ValueError:
+        log.debug("results file %s ignored: not JSON", path)
+        return {}
+    if not isinstance(got, dict) or got.get("version") != VERSION or got.get("state") != state:
+        return {}
+    if not isinstance(got.get("values"), dict) or not isinstance(got.get("notes"), list):
+        return {}
+    return got
