@@ -12,15 +12,16 @@ exit is *unknown* — not a failure (docs/importers.md, "Exit rules").
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import re
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from tracetui.model.markers import find_marker
 from tracetui.model.text import neutralize_line
-from tracetui.store.reader import iter_lines, loads
+from tracetui.store.reader import iter_lines, loads, open_regular
 
 SNIFF_BYTES = 64 << 10
 """Sniffing never reads more than this much of a file."""
@@ -32,6 +33,10 @@ PROBLEM_CHARS = 300
 """Longest problem kept in the note (a problem may quote a huge id or member name)."""
 
 NO_CODE = "tool reported an error (no exit code recorded)"
+EXIT_MIN, EXIT_MAX = -(2**63), 2**63 - 1
+"""The range an integer from a trace is kept in (exit codes, counts): a value past it is read
+as the nearest end, so an absurd nonzero exit (``Exit code 99999999999999999999``, ``1e300``,
+5,000 digits) is still a failure rather than text that reads as no exit at all."""
 
 
 class ImportProblem(ValueError):
@@ -71,8 +76,13 @@ class Problems:
 
 # ------------------------------------------------------------------------------------- reading
 def open_bytes(path: str) -> IO[bytes]:
-    """Open a trace for reading; a gzip'd trace (by its magic bytes) is decompressed on the fly."""
-    fh = open(path, "rb")  # noqa: SIM115 -- the caller owns the handle (and closes it)
+    """Open a trace for reading; a gzip'd trace (by its magic bytes) is decompressed on the fly.
+
+    Regular files only (:func:`~tracetui.store.reader.open_regular`, an OSError otherwise): a
+    FIFO among an OpenHands conversation's event files would block the open for ever, and a
+    link to /dev/zero would be read until memory ran out.
+    """
+    fh = io.BufferedReader(cast(io.RawIOBase, open_regular(path)))  # readline() wants a buffer
     magic = fh.read(2)
     fh.seek(0)
     if magic == b"\x1f\x8b":
@@ -165,16 +175,28 @@ def as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
+_DIGITS = re.compile(r"-?\d+")
+
+
 def as_int(v: Any) -> int | None:
+    """An integer from a trace (a number, or digits as text), kept in :data:`EXIT_MIN` ..
+    :data:`EXIT_MAX`; None for anything else (a bool, a fraction, inf, NaN)."""
     if isinstance(v, bool):
         return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, str) and re.fullmatch(r"-?\d+", v.strip()):
-        return int(v)
-    return None
+    if isinstance(v, float):
+        if not v.is_integer():
+            return None
+        v = int(v)
+    elif isinstance(v, str):
+        text = v.strip()
+        if not _DIGITS.fullmatch(text):
+            return None
+        if len(text.lstrip("-")) > 19:  # past 64 bits (and int() refuses 4,300 digits)
+            return EXIT_MIN if text.startswith("-") else EXIT_MAX
+        v = int(text)
+    if not isinstance(v, int):
+        return None
+    return max(EXIT_MIN, min(EXIT_MAX, v))
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -267,6 +289,7 @@ def set_exit(
     call an error — makes it a failure; with no error the exit is unknown, not a failure, and
     ``note`` (kept as ``exit_note``) says why no code is known.
     """
+    code = None if code is None else max(EXIT_MIN, min(EXIT_MAX, code))
     rec["exit_code"] = code
     rec["error"] = (error or None) if code is None else None
     if code is None and not error and note:

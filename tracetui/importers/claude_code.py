@@ -36,6 +36,7 @@ from tracetui.importers._common import (
     InOrder,
     Problems,
     as_dict,
+    as_int,
     base_record,
     duration_ms,
     guarded,
@@ -100,7 +101,13 @@ class SessionFeeder:
     """
 
     def __init__(
-        self, path: str, problems: Problems, *, subagents: str | None = None, depth: int = 0
+        self,
+        path: str,
+        problems: Problems,
+        *,
+        subagents: str | None = None,
+        depth: int = 0,
+        agents_read: dict[str, str] | None = None,
     ) -> None:
         self.path = path
         self.problems = problems
@@ -112,6 +119,9 @@ class SessionFeeder:
         # Where this session's sub-agents' files are: <session>/subagents/ beside the session.
         stem = os.path.basename(path).removesuffix(".jsonl")
         self.subagents = subagents or os.path.join(os.path.dirname(path), stem, "subagents")
+        # Each sub-agent's file is read once in the whole tree (agent id → the call it went
+        # under): Task calls naming one again, or a file naming itself, would multiply it.
+        self.agents_read = {} if agents_read is None else agents_read
 
     def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
@@ -180,9 +190,17 @@ class SessionFeeder:
         for rec in records:
             out.append(rec)
             agent = rec.pop("_agent_id", None)
-            if isinstance(agent, str) and self.depth < MAX_DEPTH:
-                sub = os.path.join(self.subagents, f"agent-{agent}.jsonl")
-                out.extend(_subagent_calls(sub, rec, self.problems, self.subagents, self.depth))
+            if not isinstance(agent, str) or self.depth >= MAX_DEPTH:
+                continue
+            first = self.agents_read.setdefault(agent, str(rec["command_id"]))
+            if first != rec["command_id"]:
+                self.problems.add(
+                    f"line {rec.get('result_line')}: sub-agent {agent} named again (by call "
+                    f"{rec['command_id']}): its calls are shown once, under call {first}"
+                )
+                continue
+            sub = os.path.join(self.subagents, f"agent-{agent}.jsonl")
+            out.extend(_subagent_calls(sub, rec, self.problems, self.agents_read, self.depth))
         return out
 
     def pending(self) -> list[dict[str, Any]]:
@@ -209,13 +227,14 @@ class SessionFeeder:
 
 
 def _subagent_calls(
-    path: str, task: dict[str, Any], problems: Problems, folder: str, depth: int
+    path: str, task: dict[str, Any], problems: Problems, read: dict[str, str], depth: int
 ) -> list[dict[str, Any]]:
     """The calls of the sub-agent a Task call ran, read from its own file (regular files only,
     lines bounded), each a child of the Task call; nothing when the file is not there."""
     name = os.path.basename(path)
     sub = Problems()
-    feeder = SessionFeeder(path, sub, subagents=folder, depth=depth + 1)
+    folder = os.path.dirname(path)
+    feeder = SessionFeeder(path, sub, subagents=folder, depth=depth + 1, agents_read=read)
     out: list[dict[str, Any]] = []
     try:
         with open_regular(path) as fh:
@@ -306,7 +325,7 @@ def _result(
         rec["stdout_kept_by_agent"] = {"path": path, "stated_size": size}
     m = _EXIT.match(text)
     if m:
-        set_exit(rec, int(m.group(1)))
+        set_exit(rec, as_int(m.group(1)))
     elif rec.get("interrupted") or text.startswith(_INTERRUPTED):
         set_exit(rec, None, "interrupted by the user before it finished")
     elif text.startswith(_REFUSED):

@@ -201,7 +201,7 @@ def _observation(
     set_output(rec, text, full=raw, windows=windows, complete=True)
     if code is None:
         m = _RETURNCODE.search(text)
-        code = int(m.group(1)) if m else None
+        code = as_int(m.group(1)) if m else None
     if code is not None:
         set_exit(rec, code)
     elif _TIMEOUT.search(text):

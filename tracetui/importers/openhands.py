@@ -224,7 +224,7 @@ def _span(
         code = as_int(extras.get("exit_code"))
     if code is None:
         m = _SUFFIX.search(text) or _SUFFIX.search(str(meta.get("suffix") or ""))
-        code = int(m.group(1)) if m else None
+        code = as_int(m.group(1)) if m else None
     if code == -1:
         note = "no exit code: the command had not finished (still running or timed out)"
         set_exit(rec, None, note=note)
