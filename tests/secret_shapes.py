@@ -6,7 +6,7 @@ Shared by the redaction tests (tests/unit/test_redact_shapes.py) and lint's TT01
 
 from __future__ import annotations
 
-from tracetui.record.redact import REPLACEMENT
+from tracetui.record.redact_rules import REPLACEMENT
 
 R = REPLACEMENT
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # 40 characters, AWS's documented example

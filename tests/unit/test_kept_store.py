@@ -20,7 +20,8 @@ from tracetui.model.spans import normalize
 from tracetui.record.kept import KeptStore, kept_dir, parse_size
 from tracetui.record.kept_read import KeptMismatch, NotKept, find_kept, open_verified
 from tracetui.record.recorder import run_with_feedback
-from tracetui.record.redact import REPLACEMENT, Redactor, StreamRedactor
+from tracetui.record.redact import Redactor, StreamRedactor
+from tracetui.record.redact_rules import REPLACEMENT
 
 PY = sys.executable
 SECRET = "hunter2hunter2"

@@ -9,7 +9,8 @@ import sys
 import pytest
 from secret_shapes import NEAR_MISSES, SHAPES
 
-from tracetui.record.redact import DEFAULT_RULES, Redactor, _fold
+from tracetui.record.redact import Redactor, _fold
+from tracetui.record.redact_rules import DEFAULT_RULES
 
 UNHINTED = Redactor(tuple(dataclasses.replace(r, hints=()) for r in DEFAULT_RULES))
 TEXTS = [case[1] for case in SHAPES] + [case[1] for case in NEAR_MISSES]
