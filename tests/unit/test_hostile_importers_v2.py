@@ -280,3 +280,17 @@ def test_subagent_file_named_again_is_read_once(tmp_path: Path) -> None:
             for i in range(10)
         )
     )
+
+
+def test_subagent_problems_past_the_first_few_are_counted(tmp_path: Path) -> None:
+    # Before: a sub-agent file's problems past the first 20 were dropped, count and all
+    # ("20 problem(s)" for 25).
+    session = _write_lines(tmp_path / "sess.jsonl", _task_lines(0, "root", "a", False))
+    folder = tmp_path / "sess" / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-a.jsonl").write_text("{broken\n" * 25)
+    with pytest.raises(ImportProblem) as caught:
+        list(convert(session, "claude-code"))
+    said = str(caught.value)
+    assert said.startswith("1 tool call(s) imported; 25 problem(s): agent-a.jsonl: line 1: ")
+    assert said.endswith(" (and 5 more)")

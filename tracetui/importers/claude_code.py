@@ -255,6 +255,7 @@ def _subagent_calls(
         return []
     for item in sub.items:
         problems.add(f"{name}: {item}")
+    problems.count += sub.count - len(sub.items)  # those past the first few are only counted
     for rec in out:
         rec["parent_command_id"] = rec["parent_command_id"] or task["command_id"]
         # Where it is: its own file's line; the run's location points at the Task's line (the
