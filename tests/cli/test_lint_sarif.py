@@ -144,9 +144,11 @@ def test_a_file_outside_the_working_directory_is_an_absolute_uri(tmp_path: Path)
 
 
 def test_hostile_names_and_messages_stay_inert(tmp_path: Path) -> None:
-    # A line of no known dialect: its reason lists the record's keys as written, escapes and all.
+    # A line of no known dialect: its reason lists the record's keys as written, escapes and all
+    # (after a record of ours: a file holding only that line is refused as no known trace).
     name = f"B {HOSTILE}#%.jsonl"
-    (tmp_path / name).write_text(json.dumps({f"k{HOSTILE}": 1}) + "\n")
+    lines = [json.dumps(tool("a")), json.dumps({f"k{HOSTILE}": 1})]
+    (tmp_path / name).write_text("\n".join(lines) + "\n")
     code, doc, out = sarif(name, cwd=tmp_path)
     assert code == 1
     validate(doc)
@@ -154,7 +156,7 @@ def test_hostile_names_and_messages_stay_inert(tmp_path: Path) -> None:
     raw = {ch for ch in text if ch != "\n" and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")}
     assert raw == set()
     ((rule, level, uri, base, line, message),) = results(doc)
-    assert (rule, level, base, line) == ("TT013", "error", "%SRCROOT%", 1)
+    assert (rule, level, base, line) == ("TT013", "error", "%SRCROOT%", 2)
     assert uri == "B%20%1B%5D52%3Bc%3BaGk%3D%07%E2%80%AE%E2%80%8B%23%25.jsonl"
     # The same string to a JSON reader; spelt with escapes in the document.
     assert message == f"not a span record of any known dialect (keys: k{HOSTILE})"
