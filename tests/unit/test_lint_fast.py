@@ -412,3 +412,18 @@ def test_hostile_set_suspicion_count_agrees_with_lint(tmp_path: Path) -> None:
     assert len(rows) < sum(1 for f in ix.flags if f & (FAILED | TRUNCATED))
     del ix.marks[:]  # an index without marks: the byte looks alone, the same count
     assert count_suspicions(ix) == expected
+
+
+def test_scanner_and_python_paths_lint_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scanner's marks choose the rows; the Python path (every row marked ALL) reads them
+    all: the findings are the same, on the scanner's edge lines and the hostile rows."""
+    rng = random.Random(29)
+    lines = [*test_scan.EDGE_LINES[:-1], *(hostile_line(rng, i) for i in range(800))]
+    path = write(tmp_path, lines)
+    with_c = lint_index(index_of(path))
+    monkeypatch.setenv("TRACETUI_NO_C", "1")
+    python_ix = index_of(path)
+    assert set(python_ix.marks) == {marks.ALL}
+    assert lint_index(python_ix) == with_c
