@@ -28,7 +28,6 @@ from dataclasses import replace
 from itertools import repeat
 from typing import cast
 
-from tracetui.model.marks import ALL as ALL_MARKS
 from tracetui.model.flags import (
     BAD,
     EXIT_UNKNOWN,
@@ -41,6 +40,7 @@ from tracetui.model.flags import (
     TRUNC_UNKNOWN,
     TRUNCATED,
 )
+from tracetui.model.marks import ALL as ALL_MARKS
 from tracetui.model.spans import Facts, Span
 from tracetui.store import fastindex, gz
 from tracetui.store.fastindex import Batch, Item
