@@ -7,6 +7,7 @@ with the WCAG 2 formula, independently of ui/palette.py.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -166,3 +167,103 @@ async def test_a_theme_change_repaints_every_pane_at_once() -> None:
     # Every pane now draws exactly what an app started in the light theme draws.
     assert switched == started_light
     assert all(dark[name] != switched[name] for name in dark)
+
+
+# Rich styles written in the code (Text.append, style=…) are not in any stylesheet: a colour or
+# "dim" there escapes the checks above (Rich's "dim" halves the contrast in a light theme). So the
+# code may only use attributes and $tt-* names there (resolved by ui/palette.py theme_style), or a
+# component-class name resolved through the stylesheet (st("dim"), Cell(…, "dim")).
+UI = Path(tracetui.ui.__path__[0])
+ATTRIBUTES = {"bold", "italic", "underline", "reverse", "strike", "not", "none", "link"}
+STYLE_ARG = {"append": 1, "stylize": 0, "stylize_before": 0, "highlight_words": 1, "parse": 0}
+STYLE_PARAMS = {"style", "label", "dim", "faint"}
+
+
+def literals(node: ast.AST) -> list[ast.Constant]:
+    """The string constants of an expression, not looking inside calls (their own business)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    if isinstance(node, ast.Call):
+        return []
+    return [c for child in ast.iter_child_nodes(node) for c in literals(child)]
+
+
+def style_literals(tree: ast.AST) -> list[ast.Constant]:
+    """String constants written where Rich reads a style."""
+    found: list[ast.Constant] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            found += [c for k in node.keywords if k.arg == "style" for c in literals(k.value)]
+            at = STYLE_ARG.get(name, 1 if name == "Text" else None)
+            if at is not None and len(node.args) > at:
+                found += literals(node.args[at])
+            first = node.args[0] if node.args else None
+            if name == "get" and isinstance(first, ast.Constant) and str(first.value)[:3] == "tt-":
+                found += [c for arg in node.args[1:] for c in literals(arg)]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args.posonlyargs + node.args.args
+            pairs = list(
+                zip(args[len(args) - len(node.args.defaults) :], node.args.defaults, strict=True)
+            )
+            pairs += [
+                (a, d)
+                for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)
+                if d
+            ]
+            found += [c for a, d in pairs if a.arg in STYLE_PARAMS for c in literals(d)]
+    return found
+
+
+def unchecked_words(spec: str) -> list[str]:
+    words = spec.split()
+    bad = [w for w in words if w not in ATTRIBUTES and w != "on" and not w.startswith("$tt-")]
+    # "$tt-on-warning on $warning": a theme fill only under its own checked badge text.
+    for i, word in enumerate(words):
+        if word == "on" and i + 1 < len(words) and words[i + 1].startswith("$"):
+            fill = words[i + 1][1:]
+            if f"$tt-on-{fill}" in words:
+                bad.remove(words[i + 1])
+    return bad
+
+
+def code_styles() -> list[tuple[str, str]]:
+    out = []
+    for path in sorted(UI.rglob("*.py")):
+        for const in style_literals(ast.parse(path.read_text())):
+            out.append((f"{path.relative_to(UI)}:{const.lineno}", const.value))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("spec", "bad"),
+    [
+        ("bold", []),
+        ("dim", ["dim"]),
+        ("bold red", ["red"]),
+        ("reverse yellow", ["yellow"]),
+        ("bold $tt-error", []),
+        ("$tt-on-warning on $warning", []),
+        ("$tt-text on $warning", ["$warning"]),
+        ("#777777", ["#777777"]),
+    ],
+    ids=["attribute", "dim", "named-colour", "reverse-colour", "tt", "badge", "fill-alone", "hex"],
+)
+def test_a_code_style_may_name_only_checked_colours(spec: str, bad: list[str]) -> None:
+    assert unchecked_words(spec) == bad
+
+
+def test_the_code_styles_are_found() -> None:
+    # The scanner sees the places Rich styles are written (so an empty result means clean).
+    tree = ast.parse(
+        "def f(t, dim='dim'):\n t.append('x', 'dim')\n Text('y', 'red')\n t.stylize('blue')\n"
+        " Text('z', style='bold' if t else 'green')\n v.get('tt-faint', 'dim')\n t.append('w', st('dim'))\n"
+    )
+    assert sorted(c.value for c in style_literals(tree)) == sorted(
+        ["dim", "dim", "red", "blue", "bold", "green", "dim"]
+    )
+
+
+def test_code_styles_use_only_checked_colours() -> None:
+    unchecked = [(where, spec) for where, spec in code_styles() if unchecked_words(spec)]
+    assert unchecked == []

@@ -324,7 +324,8 @@ class LiveFollow:
         call = self.app.spans.running_call()
         if call is not None:
             # On a call still running: the detail pane says since when (it has no row yet).
-            self.app.query_one(DetailPane).body.update(running_text(call))
+            body = self.app.query_one(DetailPane).body
+            body.update(running_text(call, body.st("label"), body.st("dim")))
         self.refresh_header()
 
     def refresh_header(self) -> None:

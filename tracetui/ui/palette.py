@@ -15,6 +15,8 @@ The two ANSI themes are not offered: their colours are the terminal's, not known
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.color import Color
 
 AA = 4.5
@@ -111,3 +113,24 @@ def readable_variables(variables: dict[str, str]) -> dict[str, str]:
         fill = _solid(variables.get(fill_name), background) or foreground
         out[ours] = badge_text(fill).hex
     return out
+
+
+def theme_style(variables: Mapping[str, str], spec: str) -> str:
+    """A Rich style string for text drawn outside the stylesheet (``Text.append`` and the like).
+
+    ``spec`` names colours as the stylesheet does (``"bold $tt-error"``, ``"$tt-on-warning on
+    $warning"``); each ``$name`` becomes the theme's colour, so the text is drawn in a checked,
+    readable colour (tests/ui/test_contrast.py forbids Rich's own colours and ``dim`` in ui/).
+    A name the theme lacks is left out (the terminal's default colour), never an error.
+    """
+    words: list[str] = []
+    for word in spec.split():
+        if word.startswith("$"):
+            colour = variables.get(word[1:])
+            if colour is None:
+                if words and words[-1] == "on":
+                    words.pop()
+                continue
+            word = colour
+        words.append(word)
+    return " ".join(words)

@@ -35,6 +35,7 @@ from tracetui.rerun import runner as rerun
 from tracetui.rerun.runner import Target
 from tracetui.store.runset import sidecar_path
 from tracetui.ui.host import ViewerHost
+from tracetui.ui.palette import theme_style
 from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
 
 NOT_SEEN = "scroll to the end of the argv first"
@@ -63,7 +64,7 @@ def hanging(label: str, value: str, width: int) -> list[str]:
     return [f"{label:<{LABEL}}{lines[0]}", *(" " * LABEL + line for line in lines[1:])]
 
 
-def describe(target: Target, timeout: float, width: int = 80, faint: str = "dim") -> Text:
+def describe(target: Target, timeout: float, width: int = 80, faint: str = "") -> Text:
     """The facts a person needs to decide (every trace string neutralised, never markup),
     wrapped to ``width`` columns with values indented under their labels; ``faint`` is the
     style of the labels and asides (the theme's readable faint colour, ui/palette.py)."""
@@ -179,7 +180,7 @@ class ConfirmRerun(ModalScreen[bool]):
         return max(20, min(90, width * 95 // 100) - 4 - 2)
 
     def _faint(self) -> str:
-        return self.app.theme_variables.get("tt-faint", "dim")  # ui/palette.py
+        return theme_style(self.app.theme_variables, "$tt-faint")  # ui/palette.py
 
     def _facts(self) -> Text:
         return describe(self.target, self.timeout, self._text_width(), self._faint())

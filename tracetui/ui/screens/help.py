@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tracetui.ui.keys import keys_label
+from tracetui.ui.palette import theme_style
 
 PANES = [
     (
@@ -51,7 +52,7 @@ def panes_table() -> Table:
 
 
 def key_table(
-    bindings: list[Binding], keymap: dict[str, str] | None = None, faint: str = "dim"
+    bindings: list[Binding], keymap: dict[str, str] | None = None, faint: str = ""
 ) -> Table:
     """Keys (as remapped by ``keymap``), what they do, and the longer tooltip.
 
@@ -89,7 +90,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(Text("Keys", style="bold underline"))
-            faint = self.app.theme_variables.get("tt-faint", "dim")  # readable (ui/palette.py)
+            faint = theme_style(self.app.theme_variables, "$tt-faint")  # readable (ui/palette.py)
             yield Static(key_table(self.key_bindings, self.keymap, faint), id="help-keys")
             yield Static(Text("Panes", style="bold underline"))
             yield Static(panes_table(), id="help-panes")

@@ -22,6 +22,7 @@ from tracetui.model.spans import Span
 from tracetui.model.text import neutralize, neutralize_line
 from tracetui.record.kept_pages import UnseenPages
 from tracetui.record.kept_read import NotKept, find_kept
+from tracetui.ui.palette import theme_style
 
 STREAMS = ("stdout", "stderr")
 
@@ -128,7 +129,10 @@ class UnseenScreen(Screen[None]):
     def _failed(self, why: str) -> None:
         self.problem = why
         self.query_one("#unseen-body", Static).update(
-            Text(neutralize_line(f"not shown: {why}"), style="bold red")
+            Text(
+                neutralize_line(f"not shown: {why}"),
+                style=theme_style(self.app.theme_variables, "bold $tt-error"),
+            )
         )
 
     def _loaded(self, pages: UnseenPages) -> None:
@@ -169,6 +173,9 @@ class UnseenScreen(Screen[None]):
             return
         page = pages.page(self.top, self._rows())
         clip = self.facts.clip or "head"
+        variables = self.app.theme_variables  # readable colours (ui/palette.py)
+        faint = theme_style(variables, "$tt-faint")
+        match = theme_style(variables, "bold $tt-on-warning on $warning")
         text = Text()
         if page.start == 0 and clip in ("head", "head_tail"):
             text.append("▲ the agent's view ended here: everything below it never saw\n", "reverse")
@@ -177,7 +184,7 @@ class UnseenScreen(Screen[None]):
             row = Text(shown)
             if self.needle:
                 row.highlight_words(
-                    [self.needle.decode("utf-8", "replace")], "reverse yellow", case_sensitive=False
+                    [self.needle.decode("utf-8", "replace")], match, case_sensitive=False
                 )
             text.append_text(row)
             if number + 1 < len(page.lines):
@@ -185,7 +192,7 @@ class UnseenScreen(Screen[None]):
         if page.end >= pages.size and clip in ("tail", "head_tail"):
             text.append("\n▼ the agent's view began here: everything above it never saw", "reverse")
         if page.end >= pages.size and clip == "head":
-            text.append("\n■ end of the stream", "dim")
+            text.append("\n■ end of the stream", faint)
         self.query_one("#unseen-body", Static).update(text)
 
     # ------------------------------------------------------------------ keys

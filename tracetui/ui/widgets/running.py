@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from rich.style import Style
 from rich.text import Text
 
 from tracetui.analysis.rows import Cell, fmt_duration, fmt_time
@@ -45,8 +46,9 @@ def _clock(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def running_text(call: RunningCall, label: str = "bold", dim: str = "dim") -> Text:
-    """The detail pane's text for a call that is not a row yet."""
+def running_text(call: RunningCall, label: Style, dim: Style) -> Text:
+    """The detail pane's text for a call that is not a row yet, its labels and asides in the
+    pane's own readable styles (``DetailBody.st("label")``, ``st("dim")``)."""
     span = call.span
     t = Text()
     if call.running:
