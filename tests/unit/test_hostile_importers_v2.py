@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from hostile_helpers import private_temp, run_cli
 
 from tracetui.importers import ImportProblem, convert
 from tracetui.importers._common import EXIT_MAX, EXIT_MIN, as_int
+from tracetui.importers.swe_agent import failure_at
 from tracetui.model.spans import judge_exit
 
 __all__ = ["private_temp"]  # autouse fixture: each test gets its own TMPDIR
@@ -294,3 +296,43 @@ def test_subagent_problems_past_the_first_few_are_counted(tmp_path: Path) -> Non
     said = str(caught.value)
     assert said.startswith("1 tool call(s) imported; 25 problem(s): agent-a.jsonl: line 1: ")
     assert said.endswith(" (and 5 more)")
+
+
+# ------------------------------------------------------------------------- SWE-agent signs
+# The single regex failure_at replaced (a 261 MB .traj spent 35 s in it): both must agree.
+_OLD_SIGNS = re.compile(
+    r"^Traceback \(most recent call last\):"
+    r"|command not found"
+    r"|^bash: .*: No such file or directory"
+    r"|[Ss]yntax error"
+    r"|^(?:[A-Z]\w*(?:Error|Exception)|Error|ERROR|FAILED)\b[: ]"
+    r"|^=+ .*\b\d+ failed\b",
+    re.MULTILINE,
+)
+SIGN_CASES = [
+    ("traceback-first", "Traceback (most recent call last):\n  x"),
+    ("traceback-later", "ok\nTraceback (most recent call last):\n"),
+    ("traceback-mid-line", "see Traceback (most recent call last):"),
+    ("not-found", "ok\nbash: foo: command not found\n"),
+    ("bash-no-such", "a\nbash: ./x: No such file or directory\n"),
+    ("bash-no-such-mid", "a bash: ./x: No such file or directory\n"),
+    ("syntax", "line 3: Syntax error near x"),
+    ("syntax-lower", "x\nE   syntax error"),
+    ("value-error", "x\nValueError: bad"),
+    ("error-word", "Error: nope"),
+    ("error-inline", "no Error: here"),
+    ("errors-word", "Errors: 0"),
+    ("failed", "x\nFAILED tests/a.py::t - assert"),
+    ("pytest-tail", "x\n==== 3 failed, 2 passed in 1s ====\n"),
+    ("pytest-pass", "x\n==== 5 passed in 1s ====\n"),
+    ("two-signs", "a\nsyntax error\nTraceback (most recent call last):\n"),
+    ("none", "all good\n" * 50),
+    ("empty", ""),
+    ("crlf", "ok\r\nTypeError: x\r\n"),
+]
+
+
+@pytest.mark.parametrize("text", [c[1] for c in SIGN_CASES], ids=[c[0] for c in SIGN_CASES])
+def test_swe_agent_failure_signs_unchanged(text: str) -> None:
+    old = _OLD_SIGNS.search(text)
+    assert failure_at(text) == (old.start() if old else None)
