@@ -1,7 +1,7 @@
 """The run picker: a folder may hold several runs (a Claude Code project folder: one per session).
 
 Newest first, each with its spans, failed and truncated counts, its dialect or format and when it
-changed; the run already open is marked ``●``. Typing filters (by name and format); ↑/↓, PgUp/PgDn
+changed; the run already open is marked ``●`` and the cursor starts on it. Typing filters (by name and format); ↑/↓, PgUp/PgDn
 move; Enter opens; Esc clears the filter, then leaves.
 
 It opens at once whatever the number of runs: times come from ``lstat``, the rows are drawn by one
@@ -260,9 +260,18 @@ class RunPicker(ModalScreen[int]):
             if self.runs[i] is current:
                 rows.current = pos
         rows.set_shown(list(range(len(self.order))))
+        if rows.current is not None:
+            # Opened from a run (`o`): start on it, so Enter keeps it and ↑/↓ reach its
+            # neighbours. Scrolled once laid out: the list's height is not known before.
+            rows.cursor = rows.current
+            self.call_after_refresh(self._cursor_in_sight)
         self.query_one(FilterInput).focus()
         self.wanted = rows.in_sight()
         self._count()
+
+    def _cursor_in_sight(self) -> None:
+        self.rows.move_by(0)
+        self.wanted = self.rows.in_sight()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         words = event.value.lower().split()
