@@ -68,8 +68,10 @@ def test_a_stream_shown_whole_has_nothing_unseen(tmp_path: Path) -> None:
     short = rec["command_id"]
     p = tracetui(tmp_path, "show", "B", "--id", short, "--unseen")
     assert p.returncode == 0 and p.stdout == b""
-    assert p.stderr.decode().startswith("tracetui: show: the stdout of ")
-    assert p.stderr.decode().endswith(" was shown whole: nothing unseen\n")
+    assert (
+        p.stderr.decode()
+        == "tracetui: show: nothing unseen: the agent saw all 6 bytes of its stdout\n"
+    )
 
 
 def test_unseen_picks_the_stream_that_was_cut(tmp_path: Path) -> None:
@@ -129,7 +131,10 @@ def test_an_imported_trace_has_nothing_kept(tmp_path: Path) -> None:
 
     session = Path(__file__).parents[1] / "data" / "agents" / "claude_session.jsonl"
     index = build_index(open_path(str(session))[0])
-    span_id = next(cid for cid in index.ids if cid)
+    # A call whose cut is unknown (no marker, no verdict): an uncut one prints its preview
+    # (test_show_uncut.py).
+    spans = [index.span(row) for row in range(len(index))]
+    span_id = next(s.command_id for s in spans if s and s.raw.get("stdout_truncated") is None)
     p = tracetui(tmp_path, "show", str(session), "--id", span_id)
     assert p.returncode == 1
     assert one_line(p).endswith(

@@ -353,8 +353,9 @@ def test_an_imported_call_shown_whole_has_nothing_unseen_and_one_without_a_copy_
     None
 ):
     trace = next(ROLLOUT.glob("rollout-*.jsonl"))
-    with pytest.raises(NotKept, match="which kept no full output"):
-        kept_of(trace, "call_2")
+    whole = kept_of(trace, "call_2")  # never cut: its preview is all of it (test_kept_uncut.py)
+    assert (whole.size, whole.unseen_start, whole.unseen_end) == (14, 14, 14)
+    assert read(whole, 0, whole.size) == b" M src/lib.rs\n"
     with pytest.raises(NotKept, match="kept no separate stderr"):
         kept_of(trace, "call_1", "stderr")
 

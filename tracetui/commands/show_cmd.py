@@ -6,9 +6,12 @@ the agent never saw — after checking all of it against the hash in its record:
 changed or damaged is reported, never printed. Bytes go out as they are when stdout is not a
 terminal (a pipe gets binary output byte for byte); on a terminal the text is neutralised.
 
+An imported call the trace says was never cut prints its preview, which is the whole stream
+(said on stderr); its unseen part is empty.
+
 Exit 0 printed (also an empty unseen part, said on stderr); 1 with one line when the stream was
-not kept (``--no-keep``, over the budget, evicted, an imported trace) or fails its check; 2 for
-usage errors (no such run, no such id).
+not kept (``--no-keep``, over the budget, evicted, an imported trace that kept no copy of a cut
+or possibly cut call) or fails its check; 2 for usage errors (no such run, no such id).
 """
 
 from __future__ import annotations
@@ -67,15 +70,16 @@ def main(args: argparse.Namespace) -> int:
     try:
         kept = find_kept(index.run.base, span.raw, stream, imported=index.run.source_format)
         with open_verified(kept) as verified:
-            if kept.note is not None:  # another agent's copy: no hash to check it against
-                print(f"tracetui: show: {neutralize_line(kept.note)}", file=sys.stderr)
             start, end = (kept.unseen_start, kept.unseen_end) if args.unseen else (0, kept.size)
             if args.unseen and start == end:
                 print(
-                    f"tracetui: show: the {stream} of {who} was shown whole: nothing unseen",
+                    f"tracetui: show: nothing unseen: the agent saw all {kept.size:,} bytes "
+                    f"of its {stream}",
                     file=sys.stderr,
                 )
                 return 0
+            if kept.note is not None:  # another agent's copy: no hash to check it against
+                print(f"tracetui: show: {neutralize_line(kept.note)}", file=sys.stderr)
             _write(verified.chunks(start, end))
     except NotKept as exc:
         line = neutralize_line(f"{stream} of {who} not shown: {exc}")

@@ -88,7 +88,28 @@ def find_agent_kept(
     if has_file:
         assert isinstance(by_agent, dict)
         return _agent_file(raw, by_agent, fmt, env)
+    whole = _uncut(raw, "stdout", fmt)
+    if whole is not None:
+        return whole
     raise NotKept(f"it is from an imported {fmt} trace, which kept no full output")
+
+
+def _uncut(raw: Mapping[str, Any], stream: str, fmt: str) -> AgentKept | None:
+    """A stream the trace says was never cut: the preview the agent saw is all of it, so it is
+    the whole output (nothing unseen). None when the cut is unknown, or the trace counts more
+    bytes than the preview holds."""
+    preview = raw.get(f"preview_{stream}")
+    if raw.get(f"{stream}_truncated") is not False or not isinstance(preview, str):
+        return None
+    data = _b(preview)
+    stated = raw.get(f"{stream}_bytes")
+    if isinstance(stated, int) and not isinstance(stated, bool) and stated != len(data):
+        return None
+    note = (
+        f"not cut: this is the preview in the {fmt} trace, and it is the whole {stream} "
+        "(complete; not verified by a hash)"
+    )
+    return _in_memory(data, len(data), len(data), note)
 
 
 # ------------------------------------------------------------------------------ inline copies
@@ -96,6 +117,9 @@ def _stderr(raw: Mapping[str, Any], fmt: str) -> AgentKept:
     """The agent's own copy of stderr; its model read it inside stdout, so none of it is unseen
     apart from stdout's unseen part."""
     err = raw.get("full_stderr")
+    whole = _uncut(raw, "stderr", fmt) if raw.get("preview_stderr") else None
+    if whole is not None and not isinstance(err, str):
+        return whole  # a format with a stderr of its own, never cut
     if not isinstance(err, str):
         raise NotKept(
             f"it is from an imported {fmt} trace, whose agent kept no separate stderr "
