@@ -336,3 +336,21 @@ SIGN_CASES = [
 def test_swe_agent_failure_signs_unchanged(text: str) -> None:
     old = _OLD_SIGNS.search(text)
     assert failure_at(text) == (old.start() if old else None)
+
+
+@pytest.mark.parametrize("target", ["../../sess.jsonl", "/dev/zero"], ids=["parent", "device"])
+def test_subagent_file_that_is_a_link_is_not_read(tmp_path: Path, target: str) -> None:
+    # Before: a link to the session itself read the session again under its own Task call, to
+    # depth 4 (the call 'root' five times, each its own parent).
+    session = _write_lines(tmp_path / "sess.jsonl", _task_lines(0, "root", "a", False))
+    folder = tmp_path / "sess" / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-a.jsonl").symlink_to(target)
+    got: list[dict[str, Any]] = []
+    with pytest.raises(ImportProblem) as caught:
+        got.extend(convert(session, "claude-code"))
+    assert [r["command_id"] for r in got] == ["root"]
+    assert str(caught.value) == (
+        "1 tool call(s) imported; 1 problem(s): agent-a.jsonl: cannot read: it is a symbolic "
+        "link (a sub-agent's file is never reached through one)"
+    )

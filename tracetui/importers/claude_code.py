@@ -26,10 +26,12 @@ Choices (see docs/importers.md):
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from tracetui.importers._common import (
     NO_CODE,
@@ -192,13 +194,14 @@ class SessionFeeder:
             agent = rec.pop("_agent_id", None)
             if not isinstance(agent, str) or self.depth >= MAX_DEPTH:
                 continue
-            first = self.agents_read.setdefault(agent, str(rec["command_id"]))
-            if first != rec["command_id"]:
+            first = self.agents_read.get(agent)
+            if first is not None:
                 self.problems.add(
                     f"line {rec.get('result_line')}: sub-agent {agent} named again (by call "
                     f"{rec['command_id']}): its calls are shown once, under call {first}"
                 )
                 continue
+            self.agents_read[agent] = str(rec["command_id"])
             sub = os.path.join(self.subagents, f"agent-{agent}.jsonl")
             out.extend(_subagent_calls(sub, rec, self.problems, self.agents_read, self.depth))
         return out
@@ -230,14 +233,15 @@ def _subagent_calls(
     path: str, task: dict[str, Any], problems: Problems, read: dict[str, str], depth: int
 ) -> list[dict[str, Any]]:
     """The calls of the sub-agent a Task call ran, read from its own file (regular files only,
-    lines bounded), each a child of the Task call; nothing when the file is not there."""
+    never through a link, lines bounded), each a child of the Task call; nothing when the file
+    is not there."""
     name = os.path.basename(path)
     sub = Problems()
     folder = os.path.dirname(path)
     feeder = SessionFeeder(path, sub, subagents=folder, depth=depth + 1, agents_read=read)
     out: list[dict[str, Any]] = []
     try:
-        with open_regular(path) as fh:
+        with _open_no_link(path) as fh:
             for raw in iter_lines(fh):
                 if raw.data is None or not raw.data.strip():
                     continue
@@ -264,6 +268,23 @@ def _subagent_calls(
         rec["subagent_line"] = rec.get("subagent_line") or rec.get("source_line")
         rec["source_line"] = task.get("source_line")
     return out
+
+
+def _open_no_link(path: str) -> IO[bytes]:
+    """Open a sub-agent's file unless it is a link (Claude Code writes real files there; a link
+    could make a file its own parent, or any file a sub-agent): the file opened must be the one
+    ``lstat`` saw, so a link swapped in between is refused too."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise OSError(
+            errno.ELOOP, "it is a symbolic link (a sub-agent's file is never reached through one)"
+        )
+    fh = open_regular(path)
+    now = os.fstat(fh.fileno())
+    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        fh.close()
+        raise OSError(errno.ELOOP, "it was replaced while it was opened")
+    return fh
 
 
 def _call(path: str, line_no: int, obj: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
