@@ -8,7 +8,7 @@
  * is flagged "slow" and the Python path (reader.parse_facts) handles that line. The two paths are
  * compared on the same inputs by tests/unit/test_scan.py.
  *
- * scan(buf, base_offset, first_line[, max_line]) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
+ * scan(buf, base_offset, first_line[, max_line[, length]]) -> (consumed, lines, offsets, lengths, line_idx, hidden, exits, flags, slow,
  *                            ids, parents, failed, truncated, hidden_sum, last_failed, exit_unknown, marks)
  *
  * marks: one byte per row saying which lint rules may need to read the row (row_marks below,
@@ -759,9 +759,11 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer buf;
-    long long base_offset, first_line, max_line = LLONG_MAX;
-    if (!PyArg_ParseTuple(args, "y*LL|L", &buf, &base_offset, &first_line, &max_line)) return NULL;
-    const unsigned char *data = buf.buf, *end = data + buf.len;
+    long long base_offset, first_line, max_line = LLONG_MAX, length = -1;
+    if (!PyArg_ParseTuple(args, "y*LL|LL", &buf, &base_offset, &first_line, &max_line, &length)) return NULL;
+    /* length: scan only the buffer's first bytes (a reused read buffer is filled that far). */
+    if (length < 0 || length > buf.len) length = buf.len;
+    const unsigned char *data = buf.buf, *end = data + length;
     PyObject *offsets = NULL, *lengths = NULL, *line_idx = NULL, *hiddens = NULL, *exits = NULL;
     PyObject *flagcol = NULL, *markcol = NULL, *slow = NULL, *ids = NULL, *parents = NULL, *result = NULL;
     IdSpan *idspan = NULL;
