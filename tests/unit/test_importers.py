@@ -35,7 +35,7 @@ CASES: list[
             ("toolu_01", [*B, "pytest -q tests/test_checkout.py"], 1, False, None, 0),
             ("toolu_02", [*B, "npm run build"], None, False, None, 0),
             ("toolu_03", [*B, "cat logs/checkout.log"], 0, True, "head_tail", 6645),
-            ("toolu_04", [*B, "grep -rn total src/"], 0, True, "head", 85400),
+            ("toolu_04", [*B, "grep -rn total src/"], 0, True, "head", 85401),
             (
                 "toolu_05",
                 ["Read", '{"file_path": "/home/dev/shop/src/cart.py"}'],
@@ -210,7 +210,7 @@ DETAILS = [
         "toolu_03",
         {"stdout_bytes": 7645, "marker": ("claude-code", 6645, "chars")},
     ),
-    ("claude_session.jsonl", "toolu_04", {"marker": ("claude-code", 85400, "bytes")}),
+    ("claude_session.jsonl", "toolu_04", {"marker": ("claude-code", 85401, "bytes")}),
     (
         "claude_session.jsonl",
         "toolu_06",
@@ -354,7 +354,7 @@ def test_unknown_file_is_read_as_jsonl_with_bad_lines() -> None:
 
 
 SUMMARY = [
-    ("claude_session.jsonl", 6, 2, 2, 92045, "toolu_02"),  # toolu_06 has no result: unknown
+    ("claude_session.jsonl", 6, 2, 2, 92046, "toolu_02"),  # toolu_06 has no result: unknown
     ("swe_agent.traj", 6, 2, 2, 20, "step-5"),
     ("mini_v2.traj.json", 3, 1, 1, 12000, "call_3"),
     ("mini_v1.traj.json", 4, 2, 1, 12000, "step-4"),

@@ -305,7 +305,7 @@ MARKERS: list[tuple[str, str, str, str | None, int | None, str | None]] = [
         "Preview (first 2KB):\n" + "p" * 24 + "\n</persisted-output>",
         "claude-code",
         "head",
-        999,
+        1000,  # 1,024 less the 24-byte preview (the "\n" after it is Claude Code's)
         "bytes",
     ),
     (

@@ -420,7 +420,7 @@ def test_a_persisted_output_stated_in_any_unit_is_a_head_cut(stated: str, total:
     assert marker is not None
     assert (marker.family, marker.clip, marker.unit) == ("claude-code", "head", "bytes")
     assert marker.count is not None
-    assert abs(marker.count - (total - len(preview))) <= len("\n...\n")  # Claude Code's "..."
+    assert marker.count == total - len(preview)  # Claude Code's "\n...\n" is not preview
 
 
 def test_a_tool_copy_that_is_not_what_the_preview_was_cut_from_gives_way_to_the_file(

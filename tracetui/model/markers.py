@@ -153,6 +153,9 @@ _FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
 # that follows this header is what the model saw, so withheld = total - preview.
 _PERSISTED_PREVIEW = re.compile(r"Preview \(first [^)]*\):\n")
 _PERSISTED_END = "</persisted-output>"
+_PERSISTED_ENDINGS = ("\n...\n", "\n")
+"""What Claude Code writes after the preview: ``\n...\n`` when there is more, ``\n`` otherwise.
+Its own punctuation, not output the model saw (record/kept_imported.py strips the same)."""
 
 
 def find_marker(text: str) -> Marker | None:
@@ -210,7 +213,8 @@ _KB_PER = {"K": 1, "M": 1 << 10, "G": 1 << 20}
 def _persisted_withheld(text: str, after: int, total_kb: float) -> int:
     """Bytes withheld by a Claude Code persisted output: the stated total minus the preview.
 
-    Approximate (the total is stated in KB with one decimal, so to within about 51 bytes).
+    Approximate (the total is stated in KB with one decimal, so to within about 51 bytes). The
+    ending Claude Code adds after the preview is not counted as preview.
     """
     total = int(total_kb * 1024)
     m = _PERSISTED_PREVIEW.search(text, after)
@@ -218,6 +222,10 @@ def _persisted_withheld(text: str, after: int, total_kb: float) -> int:
         return total
     end = text.find(_PERSISTED_END, m.end())
     preview = text[m.end() : end if end >= 0 else len(text)]
+    for ending in _PERSISTED_ENDINGS:
+        if preview.endswith(ending):
+            preview = preview[: -len(ending)]
+            break
     return max(0, total - len(preview.encode("utf-8", errors="replace")))
 
 
