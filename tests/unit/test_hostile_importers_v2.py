@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hostile_helpers import private_temp, run_cli
 
-from tracetui.importers import ImportProblem, convert
+from tracetui.importers import IMPORTERS, ImportProblem, convert
 from tracetui.importers._common import EXIT_MAX, EXIT_MIN, as_int
 from tracetui.importers.swe_agent import failure_at
 from tracetui.model.spans import judge_exit
@@ -353,4 +353,44 @@ def test_subagent_file_that_is_a_link_is_not_read(tmp_path: Path, target: str) -
     assert str(caught.value) == (
         "1 tool call(s) imported; 1 problem(s): agent-a.jsonl: cannot read: it is a symbolic "
         "link (a sub-agent's file is never reached through one)"
+    )
+
+
+# ------------------------------------------------------------------------- not a trace
+OWN = {"schema": "tracetui/1", "span_type": "tool", "argv": ["ls"], "exit_code": 1}
+LOG = json.dumps({"level": "info", "msg": "starting the worker pool"}) + "\n"
+
+
+def _log_then_runs(path: Path, log_bytes: int, spans: int) -> str:
+    """``log_bytes`` (at least) of a logger's JSON lines, then ``spans`` records of ours."""
+    log = LOG * (log_bytes // len(LOG) + 1)
+    runs = "".join(json.dumps({**OWN, "command_id": f"c{i}"}) + "\n" for i in range(spans))
+    path.write_text(log + runs)
+    return str(path)
+
+
+@pytest.mark.parametrize("log_bytes", [100 << 10, 3 << 20], ids=["past-the-head", "past-3-MiB"])
+def test_run_after_other_json_lines_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], log_bytes: int
+) -> None:
+    # Before: the first 64 KiB held none of our records, so the file was refused whole
+    # ("JSON Lines of at least 1,586 objects with keys level, msg", exit 2): 5 spans lost.
+    path = _log_then_runs(tmp_path / "mixed.jsonl", log_bytes, 5)
+    logged = Path(path).read_text().count('"level"')
+    rc, out, err = run_cli(capsys, "summary", "--json", path)
+    got = json.loads(out)
+    assert (rc, err) == (0, "")
+    assert (got["spans"], got["failed"], len(got["bad_lines"])) == (5, 5, logged)
+
+
+def test_big_json_lines_of_no_trace_still_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _log_then_runs(tmp_path / "log.jsonl", 3 << 20, 0)
+    rc, out, err = run_cli(capsys, "summary", path)
+    assert (rc, out) == (2, "")
+    assert err.startswith(f"tracetui: {path}: JSON Lines of at least 1,")
+    assert err.endswith(
+        " objects with keys level, msg: no trace tracetui knows (tracetui reads "
+        f"{', '.join(i.name for i in IMPORTERS)} and its own JSON Lines runs)\n"
     )

@@ -65,7 +65,10 @@ def _look(path: str) -> str | None:
     whole = len(head) < SNIFF_BYTES
     lines = _json_lines(text, whole)
     if lines is not None:
-        return _judge_lines(lines, whole)
+        what = _judge_lines(lines, whole)
+        if what is not None and not whole and _ours_later(path, head.rfind(b"\n") + 1):
+            return None  # a run of ours after other JSON lines: read as before, never refused
+        return what
     value = _document(path)
     if value is _CUT:
         return _judge_big(text)
@@ -95,6 +98,29 @@ def _json_lines(text: str, whole: bool) -> list[Any] | None:
         except orjson.JSONDecodeError:
             return None
     return out
+
+
+def _ours_later(path: str, start: int) -> bool:
+    """Whether the file from ``start`` (the head's cut last line) on names one of the keys a
+    record of ours has. Before, a run whose first 64 KiB were other JSON lines (a log's) was
+    refused whole. Read once, a MiB at a time (about 5 ms a MiB)."""
+    overlap = 32  # longer than any key searched for: one cut across two pieces is still seen
+    with open_bytes(path) as fh:
+        fh.read(start)
+        tail = b""
+        while chunk := fh.read(1 << 20):
+            data = tail + chunk
+            if _OWN_KEY_BYTES.search(data):
+                return True
+            tail = data[-overlap:]
+    return False
+
+
+_OWN_KEY_BYTES = re.compile(
+    rb'"(?:schema|span_type|stdout_tail|stderr_tail|argv|preview_stdout|stdout_bytes'
+    rb'|returncode|command)"'
+)
+"""The keys :func:`_is_ours` looks for (through detect_dialect), as they are written."""
 
 
 def _judge_lines(values: list[Any], whole: bool) -> str | None:
