@@ -83,7 +83,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def main(args: argparse.Namespace) -> int:
     from tracetui.commands.common import load_runs
     from tracetui.errors import UsageError
-    from tracetui.export import otlp, otlp_http
+    from tracetui.export import otlp_fast, otlp_http
     from tracetui.model.text import neutralize_line
 
     if args.endpoint is not None and args.otlp_http is not None:
@@ -110,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
     indexes = load_runs(args.paths)
     spans = sum(ix.stats.spans for ix in indexes)
     if args.otlp_json == "-":
-        otlp.write_json(indexes, sys.stdout.buffer)
+        otlp_fast.write_json(indexes, sys.stdout.buffer)
         sys.stdout.buffer.flush()
     elif args.otlp_json:
         _write_file(args.otlp_json, indexes)
@@ -152,13 +152,14 @@ def _send(settings: otlp_http.Settings, indexes: list[RunIndex]) -> int:
 
 def _write_file(path: str, indexes: list[RunIndex]) -> None:
     from tracetui.errors import UsageError
-    from tracetui.export import otlp
+    from tracetui.export import otlp_fast
     from tracetui.record.safe_files import output_file
 
     try:
         # The way `>` writes: /dev/null or a FIFO written through, a regular file replaced
         # whole by a renamed temp file (never half a JSON document).
         with output_file(path) as fh:
-            otlp.write_json(indexes, fh)
+            # The fast writer: the same bytes as otlp.write_json, several times sooner.
+            otlp_fast.write_json(indexes, fh)
     except OSError as exc:
         raise UsageError(f"export: cannot write {path}: {exc.strerror or exc}") from None
