@@ -1,7 +1,8 @@
-"""Build the optional C scanner (tracetui/store/_scan.c); everything else is in pyproject.toml.
+"""Build the optional C scanner (tracetui/store/_scan.c) and the redactor's hint finder
+(tracetui/record/_hints.c); everything else is in pyproject.toml.
 
 The extension is optional: without a compiler the install still succeeds and the index uses its
-pure-Python path (same results, slower on big runs).
+pure-Python path and the redactor its own word search (same results, slower on big runs).
 """
 
 from setuptools import Extension, setup
@@ -11,6 +12,12 @@ setup(
         Extension(
             "tracetui.store._scan",
             ["tracetui/store/_scan.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "tracetui.record._hints",
+            ["tracetui/record/_hints.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -28,7 +28,6 @@ import contextlib
 import errno
 import fcntl
 import gzip
-import hashlib
 import os
 import re
 import secrets
@@ -39,8 +38,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tracetui.record.kept_file import KeptFile
 from tracetui.record.redact import Edit, Redactor, StreamRedactor
-from tracetui.record.safe_files import UnsafeFile, problem_with, write_all
+from tracetui.record.safe_files import UnsafeFile, problem_with
 
 KEPT_SUFFIX = ".kept"
 DEFAULT_BUDGET = 256 << 20
@@ -53,8 +53,9 @@ STALE_TEMP_SECONDS = 24 * 3600
 """A temp file this old belongs to a writer that died; the next commit removes it."""
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-_GZIP = 31  # zlib wbits for a gzip wrapper (its header has no time stamp: the file is stable)
-_LEVEL = 6
+_LEVEL = 1
+"""zlib level of the kept files: level 6 compressed a log ~1.4x smaller but ~3x slower, the
+largest cost of keeping (docs/performance.md, "Keeping whole outputs")."""
 _SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -155,7 +156,8 @@ class Pending:
 
 
 class KeptWriter:
-    """Redacts, hashes, compresses and writes one stream to a temp file as chunks arrive.
+    """Redacts one stream as chunks arrive and hands it to a :class:`KeptFile` (hashed,
+    compressed and written to a temp file in the store).
 
     A :class:`~tracetui.record.capture.Sink`: ``feed`` never raises. A write that fails (disk
     full) or a file grown past the budget makes the writer give up: it removes its temp file
@@ -168,53 +170,27 @@ class KeptWriter:
         self._store = store
         self._offsets = _OffsetMap(head_limit, tail_limit)
         self._redactor = StreamRedactor(redactor, on_edit=self._offsets.add)
-        self._sha = hashlib.sha256()
-        self._zip = zlib.compressobj(_LEVEL, zlib.DEFLATED, _GZIP)
-        self._size = 0
-        self._disk = 0
-        self._fd = -1
-        self._temp: str | None = None
+        self._file = KeptFile(store.new_temp, store.budget, _LEVEL)
         self.problem: str | None = None
         """Why the stream is not kept, once the writer gave up."""
 
     def feed(self, chunk: bytes) -> None:
         if self.problem is None:
-            try:
-                self._put(self._redactor.feed(chunk))
-            except OSError as exc:
-                self._give_up(f"cannot write the kept output: {exc.strerror or exc}")
-
-    def _put(self, data: bytes) -> None:
-        if not data:
-            return
-        self._sha.update(data)
-        self._size += len(data)
-        self._write(self._zip.compress(data))
-
-    def _write(self, data: bytes) -> None:
-        if not data:
-            return
-        if self._fd < 0:
-            self._temp, self._fd = self._store.new_temp()
-        self._disk += write_all(self._fd, data)
-        if self._disk > self._store.budget:
-            self._give_up(f"over the keep budget of {self._store.budget} bytes")
+            self._file.put(self._redactor.feed(chunk))
+            if self._file.problem is not None:
+                self._give_up(self._file.problem)
 
     def finish(self) -> Pending | None:
         """Flush and close the temp file; None when the stream could not be kept."""
         if self.problem is None:
-            try:
-                self._put(self._redactor.finish())
-                if self._size:
-                    self._write(self._zip.flush())
-            except OSError as exc:
-                self._give_up(f"cannot write the kept output: {exc.strerror or exc}")
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+            self._file.put(self._redactor.finish())
+            self._file.close()
+            if self._file.problem is not None:
+                self._give_up(self._file.problem)
         if self.problem is not None:
             return None
-        return Pending(self._temp, self._sha.hexdigest(), self._size, self._disk, self._offsets)
+        file = self._file
+        return Pending(file.temp, file.sha256(), file.size, file.disk, self._offsets)
 
     def abort(self) -> None:
         """Drop whatever was written (the record is not being written after all)."""
@@ -223,12 +199,10 @@ class KeptWriter:
     def _give_up(self, why: str) -> None:
         if self.problem is None:
             self.problem = why
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        if self._temp is not None:
-            self._store.remove(self._temp)
-            self._temp = None
+        self._file.discard()
+        if self._file.temp is not None:
+            self._store.remove(self._file.temp)
+            self._file.temp = None
 
 
 def unseen_range(

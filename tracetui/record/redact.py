@@ -25,8 +25,26 @@ from tracetui.record.redact_rules import (
     make_rule,
 )
 
+_WORD_BITS = {
+    w: 1 << i for i, w in enumerate(dict.fromkeys(h for r in DEFAULT_RULES for h in r.hints))
+}
+"""The default rules' hint words, a bit each, as the one-pass finder reports them."""
+
+try:
+    from tracetui.record import _hints  # type: ignore[attr-defined]
+
+    _hints.set_words([w.encode() for w in _WORD_BITS])
+    _found: Callable[[str | bytes], int | None] | None = _hints.found
+except ImportError:  # built without its C part: every word is looked for on its own
+    _found = None
+
 Span = tuple[int, int, str]
 """``(start, end, rule name)`` of one replacement in a text."""
+CONTEXT = 256
+"""Raw characters kept before the held text of a :class:`StreamRedactor` for look-behinds (the
+rules' look back at most 16)."""
+Match = tuple[int, int, int, str]
+"""``(match start, start, end, rule name)``: a :data:`Span` and where its whole match begins."""
 Edit = tuple[int, int, int, int]
 """``(raw start, raw end, out start, out end)``: one replacement made by a :class:`StreamRedactor`,
 as byte offsets in the stream fed and in the bytes returned."""
@@ -53,22 +71,53 @@ class Redactor:
 
         The ``keep`` part of a match is not replaced, so ``password=`` alone yields nothing.
         """
+        return [(start, end, name) for _first, start, end, name in self.matches(text, lo, hi)]
+
+    def matches(
+        self, text: str, lo: int = 0, hi: int | None = None, *, pos: int = 0
+    ) -> list[Match]:
+        """:meth:`spans`, each with where its whole match begins (its ``keep`` part included).
+
+        Matches begin at ``pos`` or later; the text before it is context for look-behinds only.
+        """
         hi = len(text) if hi is None else hi
-        found: list[Span] = []
+        found: list[Match] = []
         folded: str | None = None
         present: dict[str, bool] = {}  # each word looked for once per text
+        bits = _found(text) if _found is not None else None  # None: not ASCII, or no C part
         for rule in self.all_rules():
             if rule.hints:
-                folded = _fold(text) if folded is None else folded
-                if not any(_has(folded, h, present) for h in rule.hints):
-                    continue
+                mask = _mask(rule.hints) if bits is not None else 0
+                if mask:
+                    assert bits is not None
+                    if not bits & mask:
+                        continue
+                else:
+                    folded = _fold(text) if folded is None else folded
+                    if not any(_has(folded, h, present) for h in rule.hints):
+                        continue
             keeps = "keep" in rule.pattern.groupindex
-            for m in rule.pattern.finditer(text):
+            for m in rule.pattern.finditer(text, pos):
                 start = max(m.start(), m.end("keep") if keeps else -1, lo)
                 end = min(m.end(), hi)
                 if start < end:
-                    found.append((start, end, rule.name))
+                    found.append((m.start(), start, end, rule.name))
         return found
+
+    def none_can_match(self, data: bytes) -> bool:
+        """True when ``data`` is ASCII and holds none of the hint words of any rule, so no rule
+        can match in it (False when that cannot be told quickly: a rule without hints, text that
+        is not ASCII, no C part)."""
+        if _found is None:
+            return False
+        mask = 0
+        for rule in self.all_rules():
+            bits = _mask(rule.hints)
+            if not bits:
+                return False
+            mask |= bits
+        found = _found(data)
+        return found is not None and not found & mask
 
     def redact(self, text: str) -> tuple[str, int]:
         """Return ``(redacted text, number of replacements)``."""
@@ -158,7 +207,9 @@ class StreamRedactor:
     ``finish()``; the bytes returned, joined, equal :meth:`Redactor.redact_bytes` of the whole.
 
     The last ``hold`` characters are held back until more arrives, and never cut inside a
-    match, so a secret split across chunks is seen whole when it is at most ``hold`` long. A
+    match (its kept prefix included), so a secret split across chunks is seen whole when it is
+    at most ``hold`` long; the :data:`CONTEXT` characters before the held text stay as what
+    the rules' look-behinds see there, as in the whole output. A
     match still open after ``max_hold`` characters is not held longer: a key block is then hidden up
     to its END line (or to the end of the output, as :meth:`Redactor.redact` would), any other
     match is cut there and what follows it is judged afresh.
@@ -188,6 +239,9 @@ class StreamRedactor:
         """Raw and out offsets where the open key block's replacement began."""
         self._open: Rule | None = None
         """The rule of a key block being hidden until its closing line."""
+        self._context = ""
+        """The last raw text before ``_buffer`` (already returned): what the rules' look-behinds
+        see there, as they would in the whole output (``postgres`` before ``://ann:…@``)."""
 
     def feed(self, data: bytes) -> bytes:
         """Take the next chunk; return the redacted bytes that can be written now."""
@@ -196,20 +250,25 @@ class StreamRedactor:
             return b""
         if len(self._buffer) < 2 * self.hold:  # bytes: a cheap first test before decoding
             return b""
+        if self.redactor.none_can_match(self._buffer):  # most of a long output: no decoding
+            return self._pass(len(self._buffer) - self.hold)
         text = _decode(self._buffer)
         if len(text) < 2 * self.hold:
             return b""
-        found = self.redactor.spans(text)
+        matches = self._matches(text)
+        found = [(start, end, name) for _first, start, end, name in matches]
         point = len(text) - self.hold
-        for start, end, _name in sorted(found, reverse=True):
-            if start < point < end:
-                point = start
+        # Never cut inside a match, its kept prefix included: `Authorization: Ba|sic …` emitted
+        # up to the cut would leave the secret after it with no keyword to be found by.
+        for first, _start, end, _name in sorted(matches, reverse=True):
+            if first < point < end:
+                point = first
         if point > 0:
             return self._emit(text, found, point)
         if len(text) < self.max_hold:
             return b""
         # A match open since the start of the held text, max_hold long: stop holding it.
-        name = min((s, -e, n) for s, e, n in found if s == 0)[2]
+        name = min((first, -e, n) for first, _s, e, n in matches if first == 0)[2]
         rule = next((r for r in self.redactor.all_rules() if r.name == name), None)
         if rule is None or rule.closing is None:
             return self._emit(text, found, len(text) - self.hold)
@@ -227,10 +286,33 @@ class StreamRedactor:
             self._closed()
             self._buffer = b""  # never closed: hidden to the end
         text = _decode(self._buffer)
-        return self._emit(text, self.redactor.spans(text), len(text))
+        found = [(start, end, name) for _first, start, end, name in self._matches(text)]
+        return self._emit(text, found, len(text))
+
+    def _pass(self, point: int) -> bytes:
+        """Return the first ``point`` bytes of an ASCII buffer holding no match, as they are."""
+        head = self._buffer[:point]
+        self._consumed(head[-CONTEXT:].decode("ascii"))
+        self._buffer = self._buffer[point:]
+        self._raw_at += point
+        self._out_at += point
+        return head
+
+    def _matches(self, text: str) -> list[Match]:
+        """The matches in ``text`` (the held text), searched after the context before it."""
+        n = len(self._context)
+        if not n:
+            return self.redactor.matches(text)
+        found = self.redactor.matches(self._context + text, n, pos=n)
+        return [(first - n, start - n, end - n, name) for first, start, end, name in found]
+
+    def _consumed(self, text: str) -> None:
+        """``text`` (raw) now lies before the buffer: keep its end as the context."""
+        self._context = (self._context + text[-CONTEXT:])[-CONTEXT:]
 
     def _emit(self, text: str, found: list[Span], point: int) -> bytes:
         head = text[:point]
+        self._consumed(head)
         spans = [(s, min(e, point), n) for s, e, n in found]
         done, count = _replace_spans(head, spans)
         self.count += count
@@ -267,15 +349,28 @@ class StreamRedactor:
         text = _decode(self._buffer)
         end = self._open.closing.search(text)
         if end is None:
+            self._consumed(text[: max(0, len(text) - self.hold)])
             kept = _encode(text[-self.hold :])  # may hold the start of the END line
             self._raw_at += len(self._buffer) - len(kept)
             self._buffer = kept
             return False
+        self._consumed(text[: end.end()])
         rest = _encode(text[end.end() :])
         self._raw_at += len(self._buffer) - len(rest)
         self._buffer = rest
         self._closed()
         return True
+
+
+def _mask(hints: tuple[str, ...]) -> int:
+    """The finder's bits of ``hints``; 0 when one of them is not a default rule's word."""
+    mask = 0
+    for word in hints:
+        bit = _WORD_BITS.get(word)
+        if bit is None:
+            return 0
+        mask |= bit
+    return mask
 
 
 def _has(folded: str, word: str, present: dict[str, bool]) -> bool:

@@ -38,7 +38,9 @@ class Rule:
     """Case-folded words one of which every match contains (``bearer`` for ``Bearer …``): a
     text holding none of them is not searched. A case-insensitive keyword gives the regex engine
     no literal to scan for, so a rule costs ~5 ms per 256 KiB; a whole output (kept streams)
-    mostly holds none of the words. Empty: always searched."""
+    mostly holds none of the words. Empty: always searched (a user's ``--redact`` pattern).
+    Every default rule has them: looked for in one pass (:mod:`tracetui.record._hints`), they
+    cost less than a single search."""
 
 
 def make_rule(
@@ -110,6 +112,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         re.S,
         start=rf"\A[A-Za-z0-9+/=\s]*-----END {_KEY_KIND}-----",
         closing=rf"-----END {_KEY_KIND}-----",
+        hints=("-----begin",),
     ),
     make_rule(
         "bearer",
@@ -138,6 +141,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         r"(?P<keep>-(?<![\w-]-)-?(?:[A-Za-z0-9]+[-_])*"
         r"(?i:passw(?:or)?d|passphrase|api[-_]?key|token|secret)(?:[ \t]+|=|\x00)(?P<q>[\"'])?)"
         + _value(r"(?!-)" + _BARE_CHAR + "+"),
+        hints=("pass", "api", "token", "secret"),
     ),
     # `GITHUB_TOKEN=…`, `client_secret: …`, `"SecretAccessKey": "…"`: generated values only.
     # Two regexes, one name: each starts with its own literal (see _alone), twice as fast.
@@ -163,21 +167,25 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     make_rule(
         "url-credentials",
         r"(?P<keep>://(?<=[A-Za-z0-9+.-]://)[^\s\x00/?#@:]*:)(?!\[REDACTED\]@)[^\s\x00/?#]+(?=@)",
+        hints=("://",),
     ),
     make_rule(
         "aws-key",
         rf"A[KS]IA{_alone(4)}[0-9A-Z]{{16}}\b",
         end=r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z",
+        hints=("akia", "asia"),
     ),
     make_rule(
         "slack-token",
         rf"xox[abposr]-{_alone(5)}[0-9A-Za-z-]{{10,}}",
         end=r"\bxox[abposr]-[0-9A-Za-z-]*\Z",
+        hints=("xox",),
     ),
     make_rule(
         "github-token",
         r"g(?<![A-Za-z0-9]g)(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
         end=r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]*|github_pat_[A-Za-z0-9_]*)\Z",
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     # OpenAI (`sk-…`, `sk-proj-…`) and Anthropic (`sk-ant-…`) keys: random, so they hold a digit;
     # `risk-free` and `sk-some-branch-name` do not match.
@@ -185,6 +193,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "sk-key",
         rf"sk-{_alone(3, 'A-Za-z0-9_-')}(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{{20,}}",
         end=r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]*\Z",
+        hints=("sk-",),
     ),
     make_rule(
         "stripe-key",
@@ -196,5 +205,6 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "jwt",
         rf"eyJ{_alone(3, 'A-Za-z0-9_-')}[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
         end=r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?\Z",
+        hints=("eyj",),
     ),
 )
