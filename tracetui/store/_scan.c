@@ -102,11 +102,15 @@ static unsigned char HINT_BYTE[128];
 
 /* One pass over the string: PAIR[a << 8 | b] holds the hints that start with bytes a, b. */
 static uint32_t PAIR[65536];
+/* One bit a pair that starts a hint: 8 KiB the walk reads (the 256 KiB PAIR only on a hit). */
+static uint64_t PAIR_BITS[1024];
 
 static int has_hint(const unsigned char *s, Py_ssize_t n) {
     const unsigned char *end = s + n - 1;
     for (const unsigned char *q = s; q < end; q++) {
-        uint32_t m = PAIR[(unsigned)q[0] << 8 | q[1]];
+        unsigned key = (unsigned)q[0] << 8 | q[1];
+        if (!(PAIR_BITS[key >> 6] >> (key & 63) & 1)) continue;
+        uint32_t m = PAIR[key];
         while (m) {
             int h = __builtin_ctz(m);
             m &= m - 1;
@@ -397,18 +401,18 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Val *val
             skip_ws(&c);
             int k = key.escaped ? -2 : key_index(key.s, key.slen);
             if (k == -2) return 0; /* an escaped key might spell one we need: let Python judge */
-            Val tmp;
             const unsigned char *at = c.p;
-            tmp.small = 0;
-            parse_value(&c, k >= 0 ? &tmp : NULL, 1);
+            /* Parsed straight into its slot: a repeated key's last value wins, as in orjson. */
+            Val *v = k >= 0 ? &vals[k] : NULL;
+            if (v) v->small = 0;
+            parse_value(&c, v, 1);
             if (!c.ok) return 0;
-            if (k >= 0) {
-                tmp.raw = at;
-                tmp.rawlen = c.p - at;
+            if (v) {
+                v->raw = at;
+                v->rawlen = c.p - at;
                 /* Only the shown text can hold a marker; other strings need no hint search. */
                 int text = k == K_OUT_PREVIEW || k == K_ERR_PREVIEW || k == K_OUT_TAIL || k == K_ERR_TAIL;
-                tmp.hint = (text && tmp.kind == V_STR) ? (tmp.letter_escape || has_hint(tmp.s, tmp.slen)) : 0;
-                vals[k] = tmp; /* a repeated key: the last one wins, as in orjson */
+                v->hint = (text && v->kind == V_STR) ? (v->letter_escape || has_hint(v->s, v->slen)) : 0;
             }
             skip_ws(&c);
             if (c.p >= c.end) return 0;
@@ -858,8 +862,12 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
     for (int h = 0; h < NHINTS; h++)
         for (size_t i = 0; i < HINT_LENS[h]; i++)
             if ((unsigned char)HINTS[h][i] < 128) HINT_BYTE[(unsigned char)HINTS[h][i]] = 1;
-    for (int h = 0; h < NHINTS; h++)
-        PAIR[(unsigned)(unsigned char)HINTS[h][0] << 8 | (unsigned char)HINTS[h][1]] |= (uint32_t)1 << h;
+    memset(PAIR_BITS, 0, sizeof(PAIR_BITS));
+    for (int h = 0; h < NHINTS; h++) {
+        unsigned key = (unsigned)(unsigned char)HINTS[h][0] << 8 | (unsigned char)HINTS[h][1];
+        PAIR[key] |= (uint32_t)1 << h;
+        PAIR_BITS[key >> 6] |= (uint64_t)1 << (key & 63);
+    }
     Py_DECREF(fast);
     Py_RETURN_NONE;
 }
