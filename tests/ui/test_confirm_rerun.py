@@ -51,12 +51,17 @@ async def ask(pilot: Any) -> ConfirmRerun:
 
 
 async def ran(pilot: Any, folder: Path) -> bool:
-    """Wait for a started re-run to end; whether the command touched its file."""
+    """Wait for a started re-run to end, and its row to reach the list when it was recorded
+    (leaving earlier closes the app under the message that brings the row: the race that made
+    these tests flaky, test_rerun_recorded.py); whether the command touched its file."""
     app = pilot.app
+    rows = len(app.index)
     await until(pilot, lambda: bool(app.query(RerunPane)) or isinstance(app.screen, ConfirmRerun))
     if app.query(RerunPane):
         pane = app.query_one(RerunPane)
         await until(pilot, lambda: not pane.running, pauses=2000)
+        if pane.result is not None and pane.result.sidecar:
+            await until(pilot, lambda: len(app.index) == rows + 1)
     return (folder / "ran.txt").exists()
 
 

@@ -136,7 +136,10 @@ class TraceApp(Navigation, App[int]):
 
     @property
     def spans(self) -> SpanList:
-        return self.query_one(SpanList)
+        # The list lives on the main screen, under any screen pushed over it (help, trends…):
+        # self.query_one would search the screen on top.
+        main = self.screen_stack[0] if self.screen_stack else self.screen
+        return main.query_one(SpanList)
 
     def on_mount(self) -> None:
         self.query_one("#list-pane").border_title = "spans"
@@ -264,9 +267,10 @@ class TraceApp(Navigation, App[int]):
 
     def rows_appended(self) -> int:
         """Called by the live follower after it appended rows to ``self.index``."""
-        added = self.spans.sync(follow_tail=self.follow)
+        spans = self.spans
+        added = spans.sync(follow_tail=self.follow)
         if added and self.index is not None:
-            self.query_one(RunHeader).refresh_facts()
+            spans.screen.query_one(RunHeader).refresh_facts()
             # Redraw the detail and chain panes only when the new rows touch the chain shown:
             # redrawing them on every batch was most of the live view's latency.
             if self._chain_touched(len(self.index) - added):
@@ -444,8 +448,12 @@ class TraceApp(Navigation, App[int]):
     def on_rerun_pane_recorded(self, msg: RerunPane.Recorded) -> None:
         """A re-run was written to the run's re-runs file: show its row in the list and chain."""
         path, run, index = msg.sidecar_path, self.run_, self.index
-        if run is None or index is None or not self.screen.query(SpanList):
-            return  # (no list: the app is closing, its widgets already gone)
+        if not self.is_running or not self.screen_stack or run is None or index is None:
+            # Closing (a quit, or the end of a Pilot test right after a re-run): the app closes
+            # its screens while it still takes messages, so this may come with the list half
+            # removed or none left. Nobody will see the row: drop it. (A screen pushed over the
+            # main one is no reason: the row goes to the list under it.)
+            return
         run.sidecar = path
         if self.live.active:
             return  # the follower notices a new re-runs file by itself and reads it
