@@ -40,6 +40,11 @@ MOVING = (
     "Tab moves focus between panes; arrow keys then scroll the focused pane; z zooms it. Esc"
     " closes or clears; q closes a zoom, a re-run pane or this screen, and quits from the list."
 )
+PICKER = (
+    "In the run picker (o), typing filters the runs, so q is a letter there: Esc empties the"
+    " filter, then leaves the picker."
+)
+"""The one place q is not "close": said here and in docs/viewer.md (issue 16)."""
 
 
 def panes_table() -> Table:
@@ -95,6 +100,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("Panes", style="bold underline"))
             yield Static(panes_table(), id="help-panes")
             yield Static(Text(MOVING))
+            yield Static(Text(PICKER), id="help-picker")
             yield Static(Text("Ctrl+P opens the command palette: every action by name.", faint))
 
     def action_close(self) -> None:
