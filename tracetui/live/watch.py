@@ -1,8 +1,9 @@
 """Waking a follower when files change, cheaply: file-system events, or polling as a fallback.
 
 A :class:`Waiter` blocks a follower loop until something in the watched folders may have
-changed. :class:`EventWaiter` runs ``watchfiles.watch`` (inotify, FSEvents, …) in a thread with a
-small debounce; :class:`PollWaiter` just sleeps, starting at 50 ms and backing off while idle so
+changed. On Linux :class:`InotifyWaiter` sleeps on inotify in the follower's own thread (no
+wake-ups while nothing changes); elsewhere :class:`EventWaiter` runs ``watchfiles.watch``
+(FSEvents, …) in a thread with a small debounce; :class:`PollWaiter` just sleeps, starting at 50 ms and backing off while idle so
 an idle follower costs next to nothing. ``TRACETUI_POLL=1`` forces polling (network file systems,
 containers where events do not arrive); a watcher that fails to start falls back to it too.
 
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from tracetui.live.inotify import Inotify
 from tracetui.store.gz import gunzip_to
 from tracetui.store.reader import open_regular
 from tracetui.store.runset import RUN_SUFFIXES, SIDECAR_SUFFIX, split_member_name
@@ -33,6 +35,9 @@ POLL_MAX = 0.25
 """Longest sleep when idle: the worst-case delay before an idle run's next record shows."""
 EVENT_SAFETY = 1.0
 """Even with file-system events, poll this often: events can be lost (overflow, odd mounts)."""
+BATCH_WINDOW = 0.008
+"""With inotify, while rows keep arriving: the pause before the next read, so lines come in
+batches (a poll per line of a fast writer would cost more than the lines)."""
 
 
 HEAD = 1024
@@ -306,10 +311,39 @@ class EventWaiter(Waiter):
         self._fallback.close()
 
 
+class InotifyWaiter(Waiter):
+    """Linux: the follower's thread itself sleeps on inotify; no watcher thread, no debounce.
+
+    While rows keep arriving (``busy``) it waits BATCH_WINDOW before looking, so a writer
+    appending thousands of lines a second is read in batches, not a line per wake-up.
+    """
+
+    def __init__(self, folders: list[str]) -> None:
+        self._watch = Inotify(sorted({os.path.abspath(f) for f in folders}))
+        self._fallback = PollWaiter()
+        self._closing = threading.Event()
+
+    def wait(self, *, busy: bool = False, paused: bool = False) -> None:
+        if self._watch.closed:
+            self._fallback.wait(busy=busy, paused=paused)
+            return
+        if busy:
+            self._closing.wait(BATCH_WINDOW)
+        self._watch.wait(POLL_MIN if paused else EVENT_SAFETY)
+
+    def close(self) -> None:
+        self._closing.set()
+        self._watch.close()
+        self._fallback.close()
+
+
 def make_waiter(folders: list[str]) -> Waiter:
-    """Events when available, polling when ``TRACETUI_POLL=1`` or the watcher cannot start."""
+    """Events when available (inotify on Linux, else ``watchfiles``), polling when
+    ``TRACETUI_POLL=1`` or no watcher can start."""
     if os.environ.get("TRACETUI_POLL", "") not in ("", "0"):
         return PollWaiter()
+    with contextlib.suppress(OSError):
+        return InotifyWaiter(folders)
     try:
         return EventWaiter(folders)
     except Exception:
