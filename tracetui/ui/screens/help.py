@@ -97,10 +97,10 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("Keys", style="bold underline"))
             faint = theme_style(self.app.theme_variables, "$tt-faint")  # readable (ui/palette.py)
             yield Static(key_table(self.key_bindings, self.keymap, faint), id="help-keys")
+            yield Static(Text(PICKER), id="help-picker")  # under the keys it names
             yield Static(Text("Panes", style="bold underline"))
             yield Static(panes_table(), id="help-panes")
             yield Static(Text(MOVING))
-            yield Static(Text(PICKER), id="help-picker")
             yield Static(Text("Ctrl+P opens the command palette: every action by name.", faint))
 
     def action_close(self) -> None:
