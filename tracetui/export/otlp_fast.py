@@ -31,6 +31,7 @@ from tracetui.model.markers import find_marker
 from tracetui.model.spans import (
     FEEDBACK,
     STREAMS,
+    TRACETUI,
     TRUNCATION_SPAN,
     NotASpan,
     Span,
@@ -40,7 +41,7 @@ from tracetui.model.spans import (
 from tracetui.model.text import dump_json
 from tracetui.model.truncation import judge_stream
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import RawLine, loads, parse_line
+from tracetui.store.reader import RawLine, parse_line
 
 CHUNK = 8 << 20
 """Bytes read from a member at a time (rows are read in file order)."""
@@ -245,10 +246,11 @@ class _Writer:
     def _fast(self, row: int, raw: RawLine) -> bytes:
         if raw.data is None:
             raise _Slow
-        obj, _note = loads(raw.data)
+        # Invalid UTF-8 (which the reader replaces, noting it) raises here: the reference reads it.
+        obj = orjson.loads(raw.data)
         if type(obj) is not dict:
             raise _Slow
-        dialect = detect_dialect(obj)
+        dialect = TRACETUI if obj.get("schema") == TRACETUI else detect_dialect(obj)
         fields = tuple(map(obj.get, _FIELD_KEYS))
         signature = tuple(map(type, fields))
         plain = self._plain.get(signature)
@@ -347,7 +349,8 @@ class _Writer:
 
     def _trace(self, row: int) -> bytes:
         """The trace id of the row's chain (the last few chains' ids are remembered)."""
-        root = self.ref.root(row)
+        # A row naming no parent is its own chain's root (ChainIndex.root_of answers the same).
+        root = row if self.index.parent_ids.get(row) is None else self.ref.root(row)
         tid = self._traces.get(root)
         if tid is None:
             if len(self._traces) >= _MEMO_MAX:
