@@ -232,22 +232,22 @@ class _Writer:
         self._templates: dict[tuple[bool, ...], bytes] = {}
         self._plain: dict[tuple[type, ...], bool] = {}
 
-    def row(self, row: int, raw: RawLine, path: str) -> bytes | None:
+    def row(self, row: int, data: bytes, path: str) -> bytes | None:
         """The span of one row, or None when the row is no span (as the reference skips it)."""
         try:
-            return self._fast(row, raw)
+            return self._fast(row, data)
         except (_Slow, NotASpan, ValueError):
             pass  # orjson's decode error is a ValueError too
+        ix = self.index
+        raw = RawLine(ix.line_no[row], ix.offset[row], len(data), data)
         parsed = parse_line(raw, path)
         if not isinstance(parsed, Span):
             return None
         return dump_json(self.ref.span(row, parsed))
 
-    def _fast(self, row: int, raw: RawLine) -> bytes:
-        if raw.data is None:
-            raise _Slow
+    def _fast(self, row: int, data: bytes) -> bytes:
         # Invalid UTF-8 (which the reader replaces, noting it) raises here: the reference reads it.
-        obj = orjson.loads(raw.data)
+        obj = orjson.loads(data)
         if type(obj) is not dict:
             raise _Slow
         dialect = TRACETUI if obj.get("schema") == TRACETUI else detect_dialect(obj)
@@ -401,8 +401,8 @@ class _Writer:
         return nanos + int(frac.ljust(9, "0")) if frac else nanos
 
 
-def _rows(index: RunIndex) -> Iterator[tuple[int, RawLine, str]]:
-    """``(row, raw line, member path)`` of the rows that may be spans, in set order.
+def _rows(index: RunIndex) -> Iterator[tuple[int, bytes, str]]:
+    """``(row, line bytes, member path)`` of the rows that may be spans, in set order.
 
     Each member is read in :data:`CHUNK`-sized sequential reads (the reference seeks and reads
     per row); a member that cannot be opened is skipped, as the reference skips it.
@@ -433,8 +433,7 @@ def _rows(index: RunIndex) -> Iterator[tuple[int, RawLine, str]]:
             if at < 0 or at + length > len(buf):
                 handle.seek(off)
                 buf, buf_start, at = handle.read(max(CHUNK, length)), off, 0
-            data = buf[at : at + length]
-            yield row, RawLine(index.line_no[row], off, len(data), data), im.member.path
+            yield row, buf[at : at + length], im.member.path
     finally:
         if handle is not None:
             handle.close()
@@ -453,8 +452,8 @@ def write_json(indexes: Sequence[RunIndex], out: IO[bytes], batch: int = BATCH) 
         writer = _Writer(ix)
         pending: list[bytes] = []
         first = True
-        for row, raw, path in _rows(ix):
-            span = writer.row(row, raw, path)
+        for row, data, path in _rows(ix):
+            span = writer.row(row, data, path)
             if span is None:
                 continue
             pending.append(span)
