@@ -10,6 +10,7 @@ and prints seconds, MB/s and the recorded/piped ratio, plus the peak RSS of the 
     python benchmarks/bench_recorder.py              # 1 GiB
     python benchmarks/bench_recorder.py --size 64M   # quick
     python benchmarks/bench_recorder.py --no-keep    # without the kept-output store
+    python benchmarks/bench_recorder.py --content log  # a log with secrets instead of `yes`
 """
 
 from __future__ import annotations
@@ -32,7 +33,35 @@ def parse_size(text: str) -> int:
     return int(float(text[: len(text) - len(unit)]) * UNITS[unit])
 
 
-def generator(size: int) -> str:
+# A log block: 200 lines of a service's output, 4 of them holding a secret the recorder redacts
+# (a password, a bearer token, a URL's credentials, an AWS key id), 3 more with near misses.
+LOG_BLOCK = """
+import sys
+lines = []
+for i in range(200):
+    if i % 50 == 7:
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z DEBUG connect password=hunter{i}x ok")
+    elif i % 50 == 19:
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z DEBUG Authorization: Bearer abcDEF{i}ghijklmnop")
+    elif i % 50 == 31:
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z INFO fetch postgres://app:s3cret{i}@db:5432/app")
+    elif i % 50 == 43:
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z WARN key AKIAIOSFODNN7EXAMPL{i % 10} in env")
+    elif i % 50 in (11, 23, 37):
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z INFO test_login passed; token refresh scheduled")
+    else:
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z INFO worker {i % 7} handled request id={i * 7919} in {i % 13}ms")
+block = ("\\n".join(lines) + "\\n").encode() * 20  # ~290 KB a write
+size, out = int(sys.argv[1]), sys.stdout.buffer
+while size > 0:
+    out.write(block[:size])
+    size -= len(block)
+"""
+
+
+def generator(size: int, content: str) -> str:
+    if content == "log":
+        return f"{shlex.quote(sys.executable)} -c {shlex.quote(LOG_BLOCK)} {size}"
     # Text lines (valid UTF-8, so the recorder's UTF-8 check runs its fast ASCII path).
     return f"yes 'tracetui benchmark line: the quick brown fox jumps over the lazy dog' | head -c {size}"
 
@@ -53,9 +82,15 @@ def main() -> int:
         action="store_true",
         help="pass --no-keep (measure without the kept-output store, docs/recording.md)",
     )
+    parser.add_argument(
+        "--content",
+        choices=("yes", "log"),
+        default="yes",
+        help="yes: one line repeated; log: a service's log with a secret every 50 lines",
+    )
     args = parser.parse_args()
     size = parse_size(args.size)
-    gen = generator(size)
+    gen = generator(size, args.content)
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "bench.jsonl")
         recorded = timed(
@@ -87,7 +122,7 @@ def main() -> int:
     rec = json.loads(last)
     assert rec["stdout_bytes"] == size, (rec["stdout_bytes"], size)
     mb = size / 1e6
-    print(f"command: sh -c {shlex.quote(gen)}")
+    print(f"command: sh -c {shlex.quote(gen)}" if args.content == "yes" else "command: a log")
     kept = "not kept (--no-keep)" if args.no_keep else "kept whole (B.kept/)"
     print(
         f"size: {size} bytes ({size / (1 << 20):.0f} MiB), cap {args.cap}, clip {args.clip}, {kept}"

@@ -20,8 +20,9 @@ from tracetui.model.spans import normalize
 from tracetui.record.kept import KeptStore, kept_dir, parse_size
 from tracetui.record.kept_read import KeptMismatch, NotKept, find_kept, open_verified
 from tracetui.record.recorder import run_with_feedback
-from tracetui.record.redact import Redactor, StreamRedactor
+from tracetui.record.redact import Redactor
 from tracetui.record.redact_rules import REPLACEMENT
+from tracetui.record.redact_stream import StreamRedactor
 
 PY = sys.executable
 SECRET = "hunter2hunter2"

@@ -10,8 +10,9 @@ from records import tool
 
 from tracetui.record.capture import StreamTap
 from tracetui.record.recorder import build_view, run_with_feedback, tap_limits
-from tracetui.record.redact import Redactor, StreamRedactor, redacted_argv_refusal
+from tracetui.record.redact import Redactor, redacted_argv_refusal
 from tracetui.record.redact_rules import REPLACEMENT
+from tracetui.record.redact_stream import StreamRedactor
 from tracetui.rerun.runner import RerunError, find_target
 from tracetui.store.build import build_index
 from tracetui.store.runset import open_path

@@ -9,8 +9,9 @@ import pytest
 from secret_shapes import NEAR_MISSES, SHAPES
 
 from tracetui.record import redact
-from tracetui.record.redact import Redactor, StreamRedactor
-from tracetui.record.redact_rules import DEFAULT_RULES
+from tracetui.record.redact import Redactor
+from tracetui.record.redact_rules import DEFAULT_RULES, Rule
+from tracetui.record.redact_stream import StreamRedactor
 
 _hints = pytest.importorskip("tracetui.record._hints")
 
@@ -112,3 +113,19 @@ def test_stream_never_emits_the_kept_prefix_of_a_match_alone(secret: str) -> Non
             s = StreamRedactor(Redactor(), hold=hold)
             out = b"".join(s.feed(data[i : i + chunk]) for i in range(0, len(data), chunk))
             assert out + s.finish() == whole, (hold, chunk)
+
+
+OFFSET_RULES = [r for r in DEFAULT_RULES if r.hint_offset is not None]
+
+
+@pytest.mark.parametrize("rule", OFFSET_RULES, ids=[f"{r.name}-{r.hints[0]}" for r in OFFSET_RULES])
+def test_a_rule_tried_at_its_words_finds_what_its_search_finds(rule: Rule) -> None:
+    """hint_offset claims every match begins that far before one of the rule's words: trying
+    the rule only there gives exactly the matches of searching the whole text."""
+    texts = [t for t in _texts() if t.isascii()]
+    texts += [t.upper() for t in texts] + [" ".join(texts)]
+    for text in texts:
+        for pos in (0, 5):
+            want = [(m.start(), m.end()) for m in rule.pattern.finditer(text, pos)]
+            tried = redact._at_words(rule, text, text.lower(), pos, {})
+            assert [(m.start(), m.end()) for m in tried] == want, text

@@ -4,7 +4,7 @@
 can read it later without a re-run. The store of a run whose base file is ``B`` is the folder
 ``B.kept/`` (mode 0700). Each kept stream is one file named by the sha256 of the bytes stored,
 ``<sha256>.gz`` (gzip, mode 0600), so two spans with the same output share one file. The bytes
-stored are the stream after redaction (:class:`~tracetui.record.redact.StreamRedactor`, the
+stored are the stream after redaction (:class:`~tracetui.record.redact_stream.StreamRedactor`, the
 recorder's own patterns): secrets never reach the disk, not even in a temp file.
 
 How one stream is kept (:class:`KeptWriter`, fed by the capture tap as the child writes, so
@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracetui.record.kept_file import KeptFile
-from tracetui.record.redact import Edit, Redactor, StreamRedactor
+from tracetui.record.redact import Redactor
+from tracetui.record.redact_stream import Edit, StreamRedactor
 from tracetui.record.safe_files import UnsafeFile, problem_with
 
 KEPT_SUFFIX = ".kept"

@@ -6,14 +6,15 @@ was there). Hashes are never taken over redacted text: the recorder hashes the r
 
 Entry points: :meth:`Redactor.redact` (a text), :meth:`Redactor.redact_window` (a window cut
 from a longer stream), :meth:`Redactor.redact_argv` (an argv list, item by item, so a flag and
-its value in two items are still seen together), :meth:`Redactor.redact_bytes` and
-:class:`StreamRedactor` (whole outputs, in memory or chunk by chunk), :meth:`Redactor.findings`
-(lint). :func:`redacted_argv_refusal` tells re-run not to run an argv that holds redactions.
+its value in two items are still seen together), :meth:`Redactor.redact_bytes` (a whole output
+in memory; chunk by chunk it is :class:`tracetui.record.redact_stream.StreamRedactor`),
+:meth:`Redactor.findings` (lint). :func:`redacted_argv_refusal` tells re-run not to run an argv that holds redactions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,14 +41,8 @@ except ImportError:  # built without its C part: every word is looked for on its
 
 Span = tuple[int, int, str]
 """``(start, end, rule name)`` of one replacement in a text."""
-CONTEXT = 256
-"""Raw characters kept before the held text of a :class:`StreamRedactor` for look-behinds (the
-rules' look back at most 16)."""
 Match = tuple[int, int, int, str]
 """``(match start, start, end, rule name)``: a :data:`Span` and where its whole match begins."""
-Edit = tuple[int, int, int, int]
-"""``(raw start, raw end, out start, out end)``: one replacement made by a :class:`StreamRedactor`,
-as byte offsets in the stream fed and in the bytes returned."""
 
 
 @dataclass(slots=True)
@@ -85,6 +80,8 @@ class Redactor:
         folded: str | None = None
         present: dict[str, bool] = {}  # each word looked for once per text
         bits = _found(text) if _found is not None else None  # None: not ASCII, or no C part
+        low: str | None = None
+        where: dict[str, list[int]] = {}  # each word's offsets, found once per text
         for rule in self.all_rules():
             if rule.hints:
                 mask = _mask(rule.hints) if bits is not None else 0
@@ -97,7 +94,12 @@ class Redactor:
                     if not any(_has(folded, h, present) for h in rule.hints):
                         continue
             keeps = "keep" in rule.pattern.groupindex
-            for m in rule.pattern.finditer(text, pos):
+            if bits is not None and rule.hints and rule.hint_offset is not None:
+                low = text.lower() if low is None else low  # ASCII: the same offsets
+                hits: Iterable[re.Match[str]] = _at_words(rule, text, low, pos, where)
+            else:
+                hits = rule.pattern.finditer(text, pos)
+            for m in hits:
                 start = max(m.start(), m.end("keep") if keeps else -1, lo)
                 end = min(m.end(), hi)
                 if start < end:
@@ -121,7 +123,7 @@ class Redactor:
 
     def redact(self, text: str) -> tuple[str, int]:
         """Return ``(redacted text, number of replacements)``."""
-        return _replace_spans(text, self.spans(text))
+        return replace_spans(text, self.spans(text))
 
     def redact_text(self, text: str) -> str:
         """The redacted text alone (for a note, an error message, a kept output decoded)."""
@@ -130,8 +132,8 @@ class Redactor:
     def redact_bytes(self, data: bytes) -> tuple[bytes, int]:
         """Redact raw output: ``(bytes, replacements)``. Bytes that are not UTF-8 pass unchanged
         (surrogate escapes), so a binary stream stays byte for byte the same outside its secrets."""
-        text, count = self.redact(_decode(data))
-        return (_encode(text) if count else data), count
+        text, count = self.redact(decode_output(data))
+        return (encode_output(text) if count else data), count
 
     def redact_window(
         self,
@@ -154,7 +156,7 @@ class Redactor:
             return self.redact(text)
         lo = len(before)
         found = self.spans(before + text + after, lo, lo + len(text))
-        text, count = _replace_spans(text, [(s - lo, e - lo, n) for s, e, n in found])
+        text, count = replace_spans(text, [(s - lo, e - lo, n) for s, e, n in found])
         partials = [
             (r.partial_end, r.name) for r in self.all_rules() if cut_after and r.partial_end
         ]
@@ -168,7 +170,7 @@ class Redactor:
                 keep_end = hit.end("keep") if "keep" in pattern.groupindex else hit.start()
                 if keep_end < hit.end():
                     edge.append((keep_end, hit.end(), name))
-        text, more = _replace_spans(text, edge)
+        text, more = replace_spans(text, edge)
         return text, count + more
 
     def argv_spans(self, argv: Sequence[str]) -> list[list[Span]]:
@@ -188,7 +190,7 @@ class Redactor:
         items: list[str] = []
         total = 0
         for item, found in zip(argv, self.argv_spans(argv), strict=True):
-            text, count = _replace_spans(item, found)
+            text, count = replace_spans(item, found)
             items.append(text)
             total += count
         return items, total
@@ -202,164 +204,37 @@ class Redactor:
         return _names([s for found in self.argv_spans(argv) for s in found])
 
 
-class StreamRedactor:
-    """Redacts a whole output chunk by chunk (kept outputs): ``feed()`` each chunk, then
-    ``finish()``; the bytes returned, joined, equal :meth:`Redactor.redact_bytes` of the whole.
+def _at_words(
+    rule: Rule, text: str, low: str, pos: int, where: dict[str, list[int]]
+) -> Iterator[re.Match[str]]:
+    """What ``rule.pattern.finditer(text, pos)`` yields, trying the rule only where a match can
+    begin: ``hint_offset`` before each of its words in ``low`` (``text`` lower-cased, ASCII).
 
-    The last ``hold`` characters are held back until more arrives, and never cut inside a
-    match (its kept prefix included), so a secret split across chunks is seen whole when it is
-    at most ``hold`` long; the :data:`CONTEXT` characters before the held text stay as what
-    the rules' look-behinds see there, as in the whole output. A
-    match still open after ``max_hold`` characters is not held longer: a key block is then hidden up
-    to its END line (or to the end of the output, as :meth:`Redactor.redact` would), any other
-    match is cut there and what follows it is judged afresh.
-    """
+    finditer takes, from where the last match ended, the first position the pattern matches
+    at; every match begins at one of these positions, so trying them in order, from where the
+    last match ended, finds the same matches (none of the rules matches an empty text)."""
+    assert rule.hint_offset is not None
+    starts: set[int] = set()
+    for word in rule.hints:
+        if word not in where:
+            where[word] = _offsets(low, word)
+        starts.update(at - rule.hint_offset for at in where[word])
+    done = pos
+    for start in sorted(starts):
+        if start >= done:
+            m = rule.pattern.match(text, start)
+            if m is not None:
+                yield m
+                done = max(m.end(), start + 1)
 
-    def __init__(
-        self,
-        redactor: Redactor,
-        hold: int = 4096,
-        max_hold: int = 1 << 20,
-        on_edit: Callable[[Edit], None] | None = None,
-    ) -> None:
-        self.redactor = redactor
-        self.hold = hold
-        self.max_hold = max(max_hold, 2 * hold)
-        self.count = 0
-        """Replacements made so far."""
-        self.on_edit = on_edit
-        """Told of each replacement, in order, as ``(raw start, raw end, out start, out end)``
-        byte offsets (the kept store maps the clip points of the raw stream with them)."""
-        self._buffer = b""
-        self._raw_at = 0
-        """Raw byte offset of the start of ``_buffer``."""
-        self._out_at = 0
-        """Bytes returned so far."""
-        self._open_at: tuple[int, int] = (0, 0)
-        """Raw and out offsets where the open key block's replacement began."""
-        self._open: Rule | None = None
-        """The rule of a key block being hidden until its closing line."""
-        self._context = ""
-        """The last raw text before ``_buffer`` (already returned): what the rules' look-behinds
-        see there, as they would in the whole output (``postgres`` before ``://ann:…@``)."""
 
-    def feed(self, data: bytes) -> bytes:
-        """Take the next chunk; return the redacted bytes that can be written now."""
-        self._buffer += data
-        if self._open is not None and not self._skip_open():
-            return b""
-        if len(self._buffer) < 2 * self.hold:  # bytes: a cheap first test before decoding
-            return b""
-        if self.redactor.none_can_match(self._buffer):  # most of a long output: no decoding
-            return self._pass(len(self._buffer) - self.hold)
-        text = _decode(self._buffer)
-        if len(text) < 2 * self.hold:
-            return b""
-        matches = self._matches(text)
-        found = [(start, end, name) for _first, start, end, name in matches]
-        point = len(text) - self.hold
-        # Never cut inside a match, its kept prefix included: `Authorization: Ba|sic …` emitted
-        # up to the cut would leave the secret after it with no keyword to be found by.
-        for first, _start, end, _name in sorted(matches, reverse=True):
-            if first < point < end:
-                point = first
-        if point > 0:
-            return self._emit(text, found, point)
-        if len(text) < self.max_hold:
-            return b""
-        # A match open since the start of the held text, max_hold long: stop holding it.
-        name = min((first, -e, n) for first, _s, e, n in matches if first == 0)[2]
-        rule = next((r for r in self.redactor.all_rules() if r.name == name), None)
-        if rule is None or rule.closing is None:
-            return self._emit(text, found, len(text) - self.hold)
-        self.count += 1
-        self._open = rule
-        self._open_at = (self._raw_at, self._out_at)
-        self._out_at += len(REPLACEMENT)
-        self._skip_open()
-        return REPLACEMENT.encode()
-
-    def finish(self) -> bytes:
-        """The rest, redacted; the redactor is empty afterwards."""
-        if self._open is not None and not self._skip_open():
-            self._raw_at += len(self._buffer)
-            self._closed()
-            self._buffer = b""  # never closed: hidden to the end
-        text = _decode(self._buffer)
-        found = [(start, end, name) for _first, start, end, name in self._matches(text)]
-        return self._emit(text, found, len(text))
-
-    def _pass(self, point: int) -> bytes:
-        """Return the first ``point`` bytes of an ASCII buffer holding no match, as they are."""
-        head = self._buffer[:point]
-        self._consumed(head[-CONTEXT:].decode("ascii"))
-        self._buffer = self._buffer[point:]
-        self._raw_at += point
-        self._out_at += point
-        return head
-
-    def _matches(self, text: str) -> list[Match]:
-        """The matches in ``text`` (the held text), searched after the context before it."""
-        n = len(self._context)
-        if not n:
-            return self.redactor.matches(text)
-        found = self.redactor.matches(self._context + text, n, pos=n)
-        return [(first - n, start - n, end - n, name) for first, start, end, name in found]
-
-    def _consumed(self, text: str) -> None:
-        """``text`` (raw) now lies before the buffer: keep its end as the context."""
-        self._context = (self._context + text[-CONTEXT:])[-CONTEXT:]
-
-    def _emit(self, text: str, found: list[Span], point: int) -> bytes:
-        head = text[:point]
-        self._consumed(head)
-        spans = [(s, min(e, point), n) for s, e, n in found]
-        done, count = _replace_spans(head, spans)
-        self.count += count
-        if count and self.on_edit is not None:
-            self._report(head, spans)
-        rest = _encode(text[point:])
-        out = _encode(done)
-        self._raw_at += len(self._buffer) - len(rest)
-        self._out_at += len(out)
-        self._buffer = rest
-        return out
-
-    def _report(self, head: str, spans: list[Span]) -> None:
-        """Tell ``on_edit`` where each merged replacement of ``head`` sits, in bytes."""
-        assert self.on_edit is not None
-        raw, out, last = self._raw_at, self._out_at, 0
-        for start, end in _merged(spans):
-            gap = len(_encode(head[last:start]))
-            raw, out = raw + gap, out + gap
-            cut = len(_encode(head[start:end]))
-            self.on_edit((raw, raw + cut, out, out + len(REPLACEMENT)))
-            raw, out, last = raw + cut, out + len(REPLACEMENT), end
-
-    def _closed(self) -> None:
-        """The open key block ends at ``_raw_at``: report its replacement."""
-        if self.on_edit is not None:
-            raw, out = self._open_at
-            self.on_edit((raw, self._raw_at, out, out + len(REPLACEMENT)))
-        self._open = None
-
-    def _skip_open(self) -> bool:
-        """Drop the open key block's text up to its closing line: True once it is closed."""
-        assert self._open is not None and self._open.closing is not None
-        text = _decode(self._buffer)
-        end = self._open.closing.search(text)
-        if end is None:
-            self._consumed(text[: max(0, len(text) - self.hold)])
-            kept = _encode(text[-self.hold :])  # may hold the start of the END line
-            self._raw_at += len(self._buffer) - len(kept)
-            self._buffer = kept
-            return False
-        self._consumed(text[: end.end()])
-        rest = _encode(text[end.end() :])
-        self._raw_at += len(self._buffer) - len(rest)
-        self._buffer = rest
-        self._closed()
-        return True
+def _offsets(low: str, word: str) -> list[int]:
+    found = []
+    at = low.find(word)
+    while at >= 0:
+        found.append(at)
+        at = low.find(word, at + 1)
+    return found
 
 
 def _mask(hints: tuple[str, ...]) -> int:
@@ -388,11 +263,13 @@ def _fold(text: str) -> str:
     return text.casefold().replace("\u0131", "i")
 
 
-def _decode(data: bytes) -> str:
+def decode_output(data: bytes) -> str:
+    """Output bytes as text, bytes that are not UTF-8 kept as surrogate escapes."""
     return data.decode("utf-8", "surrogateescape")
 
 
-def _encode(text: str) -> bytes:
+def encode_output(text: str) -> bytes:
+    """The bytes :func:`decode_output` read ``text`` from."""
     return text.encode("utf-8", "surrogateescape")
 
 
@@ -424,7 +301,7 @@ def _names(found: list[Span]) -> list[str]:
     return sorted({name for _s, _e, name in found})
 
 
-def _merged(spans: list[Span]) -> list[list[int]]:
+def merged_spans(spans: list[Span]) -> list[list[int]]:
     """The non-empty spans as ``[start, end]`` pairs, sorted, overlapping or touching ones merged."""
     ordered = sorted((s, e) for s, e, _n in spans if s < e)
     merged: list[list[int]] = []
@@ -436,11 +313,11 @@ def _merged(spans: list[Span]) -> list[list[int]]:
     return merged
 
 
-def _replace_spans(text: str, spans: list[Span]) -> tuple[str, int]:
+def replace_spans(text: str, spans: list[Span]) -> tuple[str, int]:
     """Replace each span (merged when they overlap or touch) by the replacement; count them."""
     if not spans:
         return text, 0
-    merged = _merged(spans)
+    merged = merged_spans(spans)
     if not merged:
         return text, 0
     out, pos = [], 0
