@@ -423,3 +423,47 @@ def test_claude_new_turn_looks_only_at_waiting_calls(tmp_path: Path) -> None:
     assert [r["command_id"] for r in out] == ["stuck"] + [f"t{i}" for i in range(300)]
     assert out[0]["result_missing"] is True
     assert all(r["exit_code"] == 0 for r in out[1:])
+
+
+def _use(tid: str, cmd: str, mid: str | None = None) -> dict[str, Any]:
+    use = {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": cmd}}
+    msg: dict[str, Any] = {"content": [use]} if mid is None else {"id": mid, "content": [use]}
+    return {"sessionId": SID, "type": "assistant", "message": msg}
+
+
+def _res(tid: str, code: int) -> dict[str, Any]:
+    res = {"type": "tool_result", "tool_use_id": tid, "content": f"Exit code {code}\nout"}
+    return {"sessionId": SID, "type": "user", "message": {"content": [res]}}
+
+
+DUP_CASES = [
+    (
+        "two-waiting",
+        [_use("dup", "ls"), _use("dup", "rm -rf build"), _res("dup", 0), _res("dup", 1)],
+        [("ls", 0), ("rm -rf build", 1)],
+    ),
+    (
+        "done-behind-a-stuck-call",
+        [
+            _use("stuck", "sleep"),
+            _use("dup", "ls"),
+            _res("dup", 0),
+            _use("dup", "rm -rf build"),
+            _res("dup", 1),
+        ],
+        [("sleep", None), ("ls", 0), ("rm -rf build", 1)],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("lines", "want"), [c[1:] for c in DUP_CASES], ids=[c[0] for c in DUP_CASES]
+)
+def test_claude_call_id_used_again_keeps_both_calls(
+    tmp_path: Path, lines: list[dict[str, Any]], want: list[tuple[str, int | None]]
+) -> None:
+    # Before: the second call with an id overwrote the first one still held (the first lost,
+    # silently), and its result was refused: 'result for a call not in the file (dup)'.
+    path = _write_lines(tmp_path / "s.jsonl", lines)
+    got = list(convert(path, "claude-code"))
+    assert [(r["argv"][-1], r["exit_code"]) for r in got] == want

@@ -128,6 +128,10 @@ class SessionFeeder:
         # Each sub-agent's file is read once in the whole tree (agent id → the call it went
         # under): Task calls naming one again, or a file naming itself, would multiply it.
         self.agents_read = {} if agents_read is None else agents_read
+        # tool_use id → the keys of its calls still waiting for a result, oldest first. An id
+        # used again while an earlier call with it is held gets a key of its own (the earlier
+        # call was overwritten and lost), and results are given to its calls in order.
+        self.open_keys: dict[str, list[str]] = {}
 
     def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
@@ -150,7 +154,7 @@ class SessionFeeder:
                     )
                     if rec is not None:
                         rec["cwd"] = rec["cwd"] or self.cwd
-                        key = str(rec["command_id"])
+                        key = self._key_for(str(rec["command_id"]), line_no)
                         self.calls.add(key, rec)
                         mid = msg.get("id")
                         if isinstance(mid, str):
@@ -161,17 +165,40 @@ class SessionFeeder:
             tool_result = obj.get("toolUseResult", obj.get("tool_use_result"))
             tool_result = tool_result if len(results) == 1 else None
             for item in results:
-                key = str(item.get("tool_use_id"))
-                rec = self.calls.get(key)
-                if rec is None or key in self.calls.finished:
-                    self.problems.add(f"line {line_no}: result for a call not in the file ({key})")
+                cid = str(item.get("tool_use_id"))
+                held = self._take_key(cid)
+                rec = self.calls.get(held) if held is not None else None
+                if held is None or rec is None or held in self.calls.finished:
+                    self.problems.add(f"line {line_no}: result for a call not in the file ({cid})")
                     continue
+                key = held
                 guarded(
                     self.problems, f"line {line_no}", _result, rec, item, tool_result, obj, line_no
                 )
                 self.message_of.pop(key, None)
                 out.extend(self._done(key))
         return out
+
+    def _key_for(self, cid: str, line_no: int) -> str:
+        key, n = cid, 0
+        while key in self.calls.records:
+            n += 1
+            key = f"{cid}\0{line_no}.{n}"
+        self.open_keys.setdefault(cid, []).append(key)
+        return key
+
+    def _take_key(self, cid: str, key: str | None = None) -> str | None:
+        """The oldest waiting call's key for ``cid`` (or ``key`` itself), no longer waiting."""
+        keys = self.open_keys.get(cid)
+        if not keys:
+            return None
+        if key is None:
+            key = keys[0]
+        if key in keys:
+            keys.remove(key)
+        if not keys:
+            del self.open_keys[cid]
+        return key
 
     def _new_turn(self, mid: Any, sidechain: bool) -> list[dict[str, Any]]:
         """A main-chain line of a message not seen before ends every call of earlier messages."""
@@ -186,6 +213,7 @@ class SessionFeeder:
             rec = self.calls.get(key)
             if rec is None:
                 continue
+            self._take_key(str(rec["command_id"]), key)
             set_no_result(rec, "no result before the agent's next turn (the result was lost?)")
             out.extend(self._done(key))
         return out
@@ -233,6 +261,7 @@ class SessionFeeder:
                 )
             out.append(rec)
         self.message_of.clear()
+        self.open_keys.clear()
         return self._with_subagents(out)
 
 
