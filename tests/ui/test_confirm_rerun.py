@@ -55,13 +55,14 @@ async def ran(pilot: Any, folder: Path) -> bool:
     (leaving earlier closes the app under the message that brings the row: the race that made
     these tests flaky, test_rerun_recorded.py); whether the command touched its file."""
     app = pilot.app
-    rows = len(app.index)
     await until(pilot, lambda: bool(app.query(RerunPane)) or isinstance(app.screen, ConfirmRerun))
     if app.query(RerunPane):
         pane = app.query_one(RerunPane)
         await until(pilot, lambda: not pane.running, pauses=2000)
         if pane.result is not None and pane.result.sidecar:
-            await until(pilot, lambda: len(app.index) == rows + 1)
+            # The run's one span (make_app), then every line of the re-runs file.
+            lines = Path(pane.result.sidecar).read_bytes().splitlines()
+            await until(pilot, lambda: len(app.index) == 1 + len(lines))
     return (folder / "ran.txt").exists()
 
 
