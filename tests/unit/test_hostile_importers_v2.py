@@ -467,3 +467,40 @@ def test_claude_call_id_used_again_keeps_both_calls(
     path = _write_lines(tmp_path / "s.jsonl", lines)
     got = list(convert(path, "claude-code"))
     assert [(r["argv"][-1], r["exit_code"]) for r in got] == want
+
+
+def _oh_pair(tcid: str, cmd: str, code: int) -> list[dict[str, Any]]:
+    action = {
+        "kind": "ActionEvent",
+        "id": "a1",  # the same event id for every action
+        "source": "agent",
+        "action": {"kind": "TerminalAction", "command": cmd},
+        "tool_name": "terminal",
+        "tool_call_id": tcid,
+    }
+    obs = {
+        "kind": "ObservationEvent",
+        "id": f"o-{tcid}",
+        "source": "environment",
+        "tool_name": "terminal",
+        "tool_call_id": tcid,
+        "observation": {
+            "kind": "TerminalObservation",
+            "content": [{"type": "text", "text": "x"}],
+            "exit_code": code,
+        },
+    }
+    return [action, obs]
+
+
+def test_openhands_v1_event_id_used_again_keeps_both_calls(tmp_path: Path) -> None:
+    # Before: the second action with event id a1 overwrote the first while it waited; t1's
+    # observation (exit 0) went to the second call and t2's was dropped: one row, the wrong exit.
+    (a1, o1), (a2, o2) = _oh_pair("t1", "ls", 0), _oh_pair("t2", "rm -rf build", 1)
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps([a1, a2, o1, o2]))
+    got = list(convert(str(path), "openhands-v1"))
+    assert [(r["command_id"], r["exit_code"], r["source_event_id"]) for r in got] == [
+        ("t1", 0, "a1"),
+        ("t2", 1, "a1"),
+    ]

@@ -287,15 +287,19 @@ class Conversation:
         )
         is_input = args.get("is_input") in (True, "true", "True")
         argv = shell_argv(str(command)) if shell else tool_argv(tool, args)
-        key = str(ev.get("id", f"#{i}"))
+        key = event_id = str(ev.get("id", f"#{i}"))
+        if self.calls.get(key) is not None:
+            # An event id used again while the earlier action is held: a key of its own (the
+            # earlier call was overwritten, lost, and its observation given to this one).
+            key = f"{key}\0#{i}"
         call_id = ev.get("tool_call_id")
-        ident = str(call_id) if call_id is not None else key
+        ident = str(call_id) if call_id is not None else event_id
         cid = f"{self.instance}:{ident}" if self.instance is not None else ident
         rec = base_record(FORMAT, src, cid, tool, argv, rerunnable=shell and not is_input)
         if line_no is not None:
             rec["source_line"] = line_no
         rec["source_index"] = i
-        rec["source_event_id"] = key
+        rec["source_event_id"] = event_id
         if self.instance is not None:
             rec["instance_id"] = self.instance
         rec["started_at"] = ev.get("timestamp") if isinstance(ev.get("timestamp"), str) else None
