@@ -65,6 +65,25 @@ class LiveUpdate(Message):
     named: str | None = None
     """A file empty when opened turned out, at its first line, to be this agent's format."""
 
+    def can_replace(self, message: Message) -> bool:
+        """Rows only, and the next update of the same follower has rows too: that one does it.
+
+        ``handle`` takes in every row the index holds, not a count: at thousands of rows a
+        second, one sync per frame instead of one per follower batch kept the list on time.
+        """
+        return (
+            isinstance(message, LiveUpdate)
+            and message.generation == self.generation
+            and message.rows > 0
+            and self.rows > 0
+            and self.new_run is None
+            and self.note is None
+            and self.select is None
+            and not self.running
+            and self.reset is None
+            and self.named is None
+        )
+
 
 class PausableWaiter(Waiter):
     """Wraps the follower's waiter: while the user paused, sleep until resumed."""
@@ -332,7 +351,8 @@ class LiveFollow:
         from tracetui.ui.widgets.run_header import RunHeader
 
         state = "" if self.follower is None else "PAUSED" if self.paused else "LIVE"
-        self.app.query_one(RunHeader).set_facts(state=state, new=self.new_rows)
+        running = len(self.app.spans.running) if self.follower is not None else 0
+        self.app.query_one(RunHeader).set_facts(state=state, new=self.new_rows, running=running)
 
     def toggle(self) -> None:
         """``f``: pause or resume; in a frozen view, start following (the run is re-read)."""

@@ -82,7 +82,10 @@ class Navigation:
         view = self.spans.view
         if view is None:
             return
-        pos = view.find(self.spans.cursor, mask, step)
+        # On a running call (drawn after the rows) the search starts just past the last row:
+        # from the second call on, the cursor's position is further still, and the index
+        # looked back from rows it does not hold yet (and found nothing).
+        pos = view.find(min(self.spans.cursor, len(view)), mask, step)
         if pos is None:
             self.notify(f"no {what} {'below' if step > 0 else 'above'}", timeout=3)
             return

@@ -39,9 +39,20 @@ class RunHeader(Static):
         self.filter_note = ""
         self.new_rows = 0
         """Rows that arrived below while the cursor was elsewhere (live follow): "N new"."""
+        self.running = 0
+        """Calls of a followed session that started and have no result yet: "N running"."""
+        self._styles: dict[str, Style] = {}
+        self._shown: Text | None = None
+        """The line last drawn: the same line again is not redrawn."""
 
     def st(self, name: str) -> Style:
-        return self.get_component_rich_style(f"header--{name}", partial=True)
+        style = self._styles.get(name)
+        if style is None:
+            # Looked up in the CSS once per theme: a live run redraws this line on every batch.
+            style = self._styles[name] = self.get_component_rich_style(
+                f"header--{name}", partial=True
+            )
+        return style
 
     def set_facts(
         self,
@@ -51,6 +62,7 @@ class RunHeader(Static):
         state: str | None = None,
         progress: str | None = None,
         new: int | None = None,
+        running: int | None = None,
     ) -> None:
         if name is not None:
             self.name_text = name
@@ -62,10 +74,14 @@ class RunHeader(Static):
             self.progress = progress
         if new is not None:
             self.new_rows = new
+        if running is not None:
+            self.running = running
         self.refresh_facts()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._styles.clear()
+        self._shown = None
         if self.is_mounted:  # after the refresh: the component styles take the theme after this
             self.call_after_refresh(self.refresh_facts)
 
@@ -79,7 +95,11 @@ class RunHeader(Static):
             t = self._line(short=True)  # 80 columns: abbreviated facts, still one line
         if width and t.cell_len > width:
             t = self._line(short=True, room=width)  # then the name gives up its start
-        self.update(t)
+        if t == self._shown:
+            return
+        self._shown = t
+        # One line high whatever it says (tracetui.tcss): no layout of the screen for it.
+        self.update(t, layout=False)
 
     def _line(self, *, short: bool, room: int = 0) -> Text:
         """The header's one line; ``short`` abbreviates the facts, ``room`` also crops the name."""
@@ -102,6 +122,10 @@ class RunHeader(Static):
             # Only members still on disk: one rotated past the keep count is gone (readable "").
             files = sum(1 for m in ix.members if m.member.number >= 0 and m.readable)
             facts = _short_facts(s, files) if short else _full_facts(s, files)
+            if self.running:
+                # Beside the spans: calls under way are not spans yet, nor failures.
+                at = next(i for i, (text, _) in enumerate(facts) if " span" in text) + 1
+                facts.insert(at, (f"{self.running:,} running", "name"))
             if ix.run.source_format is not None:
                 facts.insert(0, (f"{ix.run.source_format}{'' if short else ' trace'}", "name"))
             for text, style in facts:

@@ -20,6 +20,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from tracetui.analysis.rows import COLUMNS, Cell, RowView, row_cells
 from tracetui.analysis.search import match_spans
@@ -81,14 +82,20 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """Calls of a followed foreign session not yet rows, drawn after the rows (unfiltered)."""
         self.fresh: frozenset[int] = frozenset()
         """Rows a re-read of a whole-document trace added: their ID is marked."""
-
-    def on_mount(self) -> None:
-        # A running call's elapsed time moves: redraw its rows now and then (only when shown).
-        self.set_interval(1.0, self._tick)
+        self._ticker: Timer | None = None
+        """Redraws the running calls each second; only while some are shown."""
 
     def _tick(self) -> None:
         if self.shown_running:
             self.refresh()
+        elif self._ticker is not None:
+            self._ticker.stop()  # nothing moves any more: an idle viewer wakes for nothing
+            self._ticker = None
+
+    def _start_ticking(self) -> None:
+        """A running call's elapsed time moves: redraw its rows each second while any is shown."""
+        if self._ticker is None and self.shown_running and self.is_mounted:
+            self._ticker = self.set_interval(1.0, self._tick)
 
     @property
     def shown_running(self) -> tuple[RunningCall, ...]:
@@ -117,6 +124,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             return
         on_running = self.running_call() is not None
         self.running = calls
+        self._start_ticking()
         self._update_size()
         self.refresh()
         if on_running or self.cursor >= self._total():
@@ -127,6 +135,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     def set_view(self, view: RowView, row: int | None = None) -> None:
         """Show ``view``; put the cursor on ``row`` (or the nearest shown row)."""
         self.view = view
+        self._start_ticking()  # running calls shown again once a filter is cleared
         self.latest_failure = view.index.latest_failure
         self._strips.clear()
         self._update_size()
@@ -165,7 +174,18 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             self.refresh()
 
     def _update_size(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self._total())
+        size = Size(self.scrollable_content_region.width, self._total())
+        if (
+            size.width == self.virtual_size.width
+            and self.show_vertical_scrollbar
+            and size.height >= self.virtual_size.height
+        ):
+            # Rows appended under a scrollbar already shown: only the scrollbar changes. Setting
+            # virtual_size lays out the whole screen, which was most of a live batch's cost.
+            self.set_reactive(SpanList.virtual_size, size)
+            self._scroll_update(size)
+            return
+        self.virtual_size = size
 
     @property
     def selected_row(self) -> int | None:
