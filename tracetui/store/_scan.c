@@ -19,6 +19,9 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Row flag bits and column values: tracetui/model/flags.py defines them; the module exports these
  * copies (FAILED, TRUNCATED, ...) and tests/unit/test_judgement.py checks that they are equal. */
@@ -52,6 +55,7 @@ typedef struct {
     Py_ssize_t dlen; /* its length in UTF-8 bytes once read (escapes decoded) */
     int escaped; /* the string held a backslash escape */
     int letter_escape; /* a \\u escape spelt a character of a hint word: only Python can tell */
+    int speller; /* the value as written holds what may spell a secret word once read */
     int hint;    /* the string holds a word that may belong to a truncation marker */
     int small;   /* a number (int or float) surely within +-2**53 */
     const unsigned char *raw; /* the value as written (any kind), for the secret-hint search */
@@ -86,6 +90,7 @@ typedef struct {
     const unsigned char *end;
     int ok;
     int slow; /* valid JSON, but something (a \\uD800-style escape) only Python judges exactly */
+    int speller; /* since reset: a backslash before u or /, or UTF-8 C4 B0, C4 B1, C5 BF, E2 84 */
 } Cur;
 
 static void skip_ws(Cur *c) {
@@ -100,59 +105,81 @@ static int NHINTS = 0;
 /* Bytes that occur in some hint word: a \\u escape of one may spell a hint the raw text hides. */
 static unsigned char HINT_BYTE[128];
 
-/* One pass over the string: PAIR[a << 8 | b] holds the hints that start with bytes a, b. */
+/* PAIR[a << 8 | b] holds the hints that start with bytes a, b; PAIR_BITS has one bit a pair that
+ * starts a hint (8 KiB, so a walk stays in the L1 cache; PAIR is read only where a bit is set). */
 static uint32_t PAIR[65536];
-/* One bit a pair that starts a hint: 8 KiB the walk reads (the 256 KiB PAIR only on a hit). */
 static uint64_t PAIR_BITS[1024];
+/* The walk looks at every STRIDE-th pair only: a word of STRIDE + 1 bytes or more holds, at one of
+ * its first STRIDE offsets, a pair at such a position, whatever its own position. COVER has the
+ * pairs at those offsets of every word; where one is seen, the STRIDE positions that could start
+ * the word are checked exactly. STRIDE is the shortest word's length less one. */
+static uint64_t HINT_COVER[1024];
+static int HINT_STRIDE = 1;
+
+static int bit(const uint64_t *bits, unsigned key) { return bits[key >> 6] >> (key & 63) & 1; }
+static void set_bit(uint64_t *bits, unsigned key) { bits[key >> 6] |= (uint64_t)1 << (key & 63); }
+
+/* Whether a hint starts at q (the text ends before end). */
+static int hint_at(const unsigned char *q, const unsigned char *end) {
+    unsigned key = (unsigned)q[0] << 8 | q[1];
+    if (!bit(PAIR_BITS, key)) return 0;
+    for (uint32_t m = PAIR[key]; m; m &= m - 1) {
+        size_t hl = HINT_LENS[__builtin_ctz(m)];
+        if ((size_t)(end - q) >= hl && memcmp(q, HINTS[__builtin_ctz(m)], hl) == 0) return 1;
+    }
+    return 0;
+}
 
 static int has_hint(const unsigned char *s, Py_ssize_t n) {
-    const unsigned char *end = s + n - 1;
-    for (const unsigned char *q = s; q < end; q++) {
-        unsigned key = (unsigned)q[0] << 8 | q[1];
-        if (!(PAIR_BITS[key >> 6] >> (key & 63) & 1)) continue;
-        uint32_t m = PAIR[key];
-        while (m) {
-            int h = __builtin_ctz(m);
-            m &= m - 1;
-            size_t hl = HINT_LENS[h];
-            if ((size_t)(end + 1 - q) >= hl && memcmp(q, HINTS[h], hl) == 0) return 1;
-        }
+    const unsigned char *end = s + n;
+    const int stride = HINT_STRIDE;
+    for (const unsigned char *q = s + stride - 1; q + 1 < end; q += stride) {
+        if (!bit(HINT_COVER, (unsigned)q[0] << 8 | q[1])) continue;
+        for (const unsigned char *p = q - stride + 1 < s ? s : q - stride + 1; p <= q; p++)
+            if (hint_at(p, end)) return 1;
     }
     return 0;
 }
 
 /* Words without which no redaction rule can match (tracetui/model/marks.py SECRET_HINTS, set by
  * set_secret_hints), lower case, found whatever their case: SECRET_PAIR is indexed by the two
- * first bytes as written (every case of them), the rest is compared ignoring ASCII case. */
+ * first bytes as written (every case of them), the rest is compared ignoring ASCII case. The walk
+ * is the hints' (above), with its own stride and cover. */
 static char SECRETS[MAX_HINTS][64];
 static size_t SECRET_LENS[MAX_HINTS];
 static uint32_t SECRET_PAIR[65536];
-/* One bit a pair: the pair starts a hint or spells one (below). 8 KiB, so the walk over a text
- * stays in the L1 cache; SECRET_PAIR is looked at only where a bit is set. */
 static uint64_t SECRET_BITS[1024];
+static uint64_t SECRET_COVER[1024];
+static int SECRET_STRIDE = 1;
 static int NSECRETS = -1; /* never set: every row may hold a secret */
 
 static unsigned char lower(unsigned char ch) { return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch; }
 
+static int secret_at(const unsigned char *q, const unsigned char *end) {
+    unsigned key = (unsigned)q[0] << 8 | q[1];
+    if (!bit(SECRET_BITS, key)) return 0;
+    for (uint32_t m = SECRET_PAIR[key]; m; m &= m - 1) {
+        int h = __builtin_ctz(m);
+        size_t hl = SECRET_LENS[h], i = 2;
+        if ((size_t)(end - q) < hl) continue;
+        while (i < hl && lower(q[i]) == (unsigned char)SECRETS[h][i]) i++;
+        if (i == hl) return 1;
+    }
+    return 0;
+}
+
 /* Whether the text of a value as written (quotes, escapes and all) may hold secret-looking text:
- * one of the hint words, or what could spell one once read: a \u or \/ escape, or a letter
- * Python's case-insensitive match takes for an ASCII one (U+0130, U+0131, U+017F, U+212A). */
-static int may_hold_secret(const unsigned char *s, Py_ssize_t n) {
-    if (NSECRETS < 0) return 1;
-    const unsigned char *last = s + n - 1;
-    for (const unsigned char *q = s; q < last; q++) {
-        unsigned key = (unsigned)q[0] << 8 | q[1];
-        if (!(SECRET_BITS[key >> 6] >> (key & 63) & 1)) continue;
-        if (q[0] == '\\' || q[0] >= 0x80) return 1; /* an escape or a letter that may spell one */
-        uint32_t m = SECRET_PAIR[key];
-        while (m) {
-            int h = __builtin_ctz(m);
-            m &= m - 1;
-            size_t hl = SECRET_LENS[h], i = 2;
-            if ((size_t)(last + 1 - q) < hl) continue;
-            while (i < hl && lower(q[i]) == (unsigned char)SECRETS[h][i]) i++;
-            if (i == hl) return 1;
-        }
+ * one of the hint words, or what could spell one once read (``speller``, which parse_string
+ * notes: a \u or \/ escape, or a letter Python's case-insensitive match takes for an ASCII one,
+ * U+0130, U+0131, U+017F, U+2100-U+213F). */
+static int may_hold_secret(const unsigned char *s, Py_ssize_t n, int speller) {
+    if (NSECRETS < 0 || speller) return 1;
+    const unsigned char *end = s + n;
+    const int stride = SECRET_STRIDE;
+    for (const unsigned char *q = s + stride - 1; q + 1 < end; q += stride) {
+        if (!bit(SECRET_COVER, (unsigned)q[0] << 8 | q[1])) continue;
+        for (const unsigned char *p = q - stride + 1 < s ? s : q - stride + 1; p <= q; p++)
+            if (secret_at(p, end)) return 1;
     }
     return 0;
 }
@@ -178,6 +205,22 @@ static void parse_string(Cur *c, Val *v) {
     int escaped = 0, letter_escape = 0;
     Py_ssize_t shrink = 0; /* bytes the escapes lose when decoded */
     while (p < end) {
+#ifdef __SSE2__
+        /* Sixteen bytes at a time: a signed compare below 0x20 catches the controls and every
+         * byte from 0x80 at once; the first special byte is found from the mask. */
+        while (end - p >= 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)p);
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                    _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                       _mm_cmplt_epi8(w, _mm_set1_epi8(0x20)));
+            int mask = _mm_movemask_epi8(hit);
+            if (mask) {
+                p += __builtin_ctz((unsigned)mask);
+                break;
+            }
+            p += 16;
+        }
+#endif
         /* Eight bytes at a time while none is special (most of a line is plain ASCII text). */
         while (end - p >= 8) {
             uint64_t w;
@@ -207,6 +250,8 @@ static void parse_string(Cur *c, Val *v) {
             escaped = 1;
             if (p + 1 >= end) break;
             unsigned char e = p[1];
+            /* As written, a backslash before u or /: the escape's own, or an escaped backslash's. */
+            if (e == 'u' || e == '/' || (e == '\\' && p + 2 < end && (p[2] == 'u' || p[2] == '/'))) c->speller = 1;
             if (e == 'u') {
                 if (p + 6 > end) break;
                 if (hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0) break;
@@ -238,6 +283,8 @@ static void parse_string(Cur *c, Val *v) {
         else if (ch >= 0xF0 && ch <= 0xF4) { n = 3; cp = ch & 0x07; }
         else break;
         if (p + n >= end) break;
+        if ((ch == 0xC4 && (p[1] == 0xB0 || p[1] == 0xB1)) || (ch == 0xC5 && p[1] == 0xBF) || (ch == 0xE2 && p[1] == 0x84))
+            c->speller = 1; /* U+0130, U+0131, U+017F, U+2100-U+213F */
         int bad = 0;
         for (int i = 1; i <= n; i++) {
             if ((p[i] & 0xC0) != 0x80) { bad = 1; break; }
@@ -369,10 +416,18 @@ static void parse_value(Cur *c, Val *v, int depth) {
 #define MAX_KEY_LEN 32
 static int BUCKET[MAX_KEY_LEN][K_COUNT + 1];
 
+/* Each key's first eight bytes as a word (zero-padded), compared in one step. */
+static uint64_t KEY_HEAD[K_COUNT];
+
 static int key_index(const unsigned char *s, Py_ssize_t n) {
     if (n <= 0 || n >= MAX_KEY_LEN) return -1;
+    uint64_t head = 0;
+    memcpy(&head, s, n < 8 ? (size_t)n : 8); /* within the key: it ends at its closing quote */
     for (const int *k = BUCKET[n]; *k >= 0; k++) {
-        if (s[0] == (unsigned char)KEY_NAMES[*k][0] && memcmp(KEY_NAMES[*k], s, (size_t)n) == 0) return *k;
+        if (head != KEY_HEAD[*k]) continue;
+        Py_ssize_t i = 8;
+        while (i < n && s[i] == (unsigned char)KEY_NAMES[*k][i]) i++;
+        if (i >= n) return *k;
     }
     return -1;
 }
@@ -405,9 +460,11 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Val *val
             /* Parsed straight into its slot: a repeated key's last value wins, as in orjson. */
             Val *v = k >= 0 ? &vals[k] : NULL;
             if (v) v->small = 0;
+            c.speller = 0;
             parse_value(&c, v, 1);
             if (!c.ok) return 0;
             if (v) {
+                v->speller = c.speller;
                 v->raw = at;
                 v->rawlen = c.p - at;
                 /* Only the shown text can hold a marker; other strings need no hint search. */
@@ -584,7 +641,7 @@ static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err) {
     uint8_t m = 0;
     for (const int *k = TEXT_KEYS; *k >= 0; k++) {
         const Val *v = &vals[*k];
-        if (v->kind != V_ABSENT && v->kind != V_NULL && may_hold_secret(v->raw, v->rawlen)) {
+        if (v->kind != V_ABSENT && v->kind != V_NULL && may_hold_secret(v->raw, v->rawlen, v->speller)) {
             m |= M_SECRET;
             break;
         }
@@ -863,10 +920,16 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         for (size_t i = 0; i < HINT_LENS[h]; i++)
             if ((unsigned char)HINTS[h][i] < 128) HINT_BYTE[(unsigned char)HINTS[h][i]] = 1;
     memset(PAIR_BITS, 0, sizeof(PAIR_BITS));
+    memset(HINT_COVER, 0, sizeof(HINT_COVER));
+    size_t shortest = 64;
+    for (int h = 0; h < NHINTS; h++) shortest = HINT_LENS[h] < shortest ? HINT_LENS[h] : shortest;
+    HINT_STRIDE = NHINTS ? (int)shortest - 1 : 1;
     for (int h = 0; h < NHINTS; h++) {
         unsigned key = (unsigned)(unsigned char)HINTS[h][0] << 8 | (unsigned char)HINTS[h][1];
         PAIR[key] |= (uint32_t)1 << h;
-        PAIR_BITS[key >> 6] |= (uint64_t)1 << (key & 63);
+        set_bit(PAIR_BITS, key);
+        for (int j = 0; j < HINT_STRIDE; j++)
+            set_bit(HINT_COVER, (unsigned)(unsigned char)HINTS[h][j] << 8 | (unsigned char)HINTS[h][j + 1]);
     }
     Py_DECREF(fast);
     Py_RETURN_NONE;
@@ -902,20 +965,25 @@ static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
     }
     memset(SECRET_PAIR, 0, sizeof(SECRET_PAIR));
     memset(SECRET_BITS, 0, sizeof(SECRET_BITS));
-    /* \\u and \\/ escapes; U+0130, U+0131, U+017F and U+2100-U+213F (U+212A KELVIN SIGN) in UTF-8. */
-    static const unsigned SPELLERS[] = {'\\' << 8 | 'u', '\\' << 8 | '/', 0xC4B0, 0xC4B1, 0xC5BF, 0xE284};
-    for (size_t i = 0; i < sizeof(SPELLERS) / sizeof(SPELLERS[0]); i++)
-        SECRET_BITS[SPELLERS[i] >> 6] |= (uint64_t)1 << (SPELLERS[i] & 63);
+    memset(SECRET_COVER, 0, sizeof(SECRET_COVER));
+    size_t shortest = 64;
+    for (Py_ssize_t h = 0; h < n; h++) shortest = SECRET_LENS[h] < shortest ? SECRET_LENS[h] : shortest;
+    SECRET_STRIDE = n ? (int)shortest - 1 : 1;
     for (Py_ssize_t h = 0; h < n; h++) {
-        unsigned char a = (unsigned char)SECRETS[h][0], b = (unsigned char)SECRETS[h][1];
-        unsigned char as[2] = {a, (a >= 'a' && a <= 'z') ? a - 32 : a};
-        unsigned char bs[2] = {b, (b >= 'a' && b <= 'z') ? b - 32 : b};
-        for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 2; j++) {
-                unsigned key = (unsigned)as[i] << 8 | bs[j];
-                SECRET_PAIR[key] |= (uint32_t)1 << h;
-                SECRET_BITS[key >> 6] |= (uint64_t)1 << (key & 63);
-            }
+        for (int j = 0; j < SECRET_STRIDE; j++) {
+            unsigned char a = (unsigned char)SECRETS[h][j], b = (unsigned char)SECRETS[h][j + 1];
+            unsigned char as[2] = {a, (a >= 'a' && a <= 'z') ? a - 32 : a};
+            unsigned char bs[2] = {b, (b >= 'a' && b <= 'z') ? b - 32 : b};
+            for (int i = 0; i < 2; i++)
+                for (int k = 0; k < 2; k++) {
+                    unsigned key = (unsigned)as[i] << 8 | bs[k];
+                    set_bit(SECRET_COVER, key);
+                    if (j == 0) {
+                        SECRET_PAIR[key] |= (uint32_t)1 << h;
+                        set_bit(SECRET_BITS, key);
+                    }
+                }
+        }
     }
     NSECRETS = (int)n;
     Py_DECREF(fast);
@@ -939,6 +1007,8 @@ PyMODINIT_FUNC PyInit__scan(void) {
         size_t n = strlen(KEY_NAMES[k]);
         BUCKET[n][fill[n]++] = k;
         BUCKET[n][fill[n]] = -1;
+        KEY_HEAD[k] = 0;
+        memcpy(&KEY_HEAD[k], KEY_NAMES[k], n < 8 ? n : 8);
     }
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
