@@ -45,7 +45,7 @@ def _row(fields: str) -> tuple[int, bool]:
         '"stdout_bytes":5,"stdout_cap":100000,"stdout_truncated":false,'
         '"stderr_bytes":0,"stderr_cap":100000,"stderr_truncated":false,' + fields + "}\n"
     ).encode()
-    res = fastindex._scan.scan(line, 0, 1)
+    res = fastindex._scan.scan(line, 0, 1)  # type: ignore[attr-defined]
     return res[16][0], len(res[8]) > 0
 
 
