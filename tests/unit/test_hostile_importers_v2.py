@@ -424,3 +424,24 @@ def test_openhands_v1_event_id_used_again_keeps_both_calls(tmp_path: Path) -> No
         ("t1", 0, "a1"),
         ("t2", 1, "a1"),
     ]
+
+
+def test_codex_call_id_used_again_after_its_call_ended(tmp_path: Path) -> None:
+    # Before: the second function_call c1 was taken for a late event of the first and dropped
+    # (one row, exit 0; the failing 'rm -rf build' lost without a word).
+    lines: list[dict[str, Any]] = [
+        {"timestamp": "2025-09-10T09:00:00Z", "type": "session_meta", "payload": {"id": "s"}}
+    ]
+    for code, cmd in enumerate(["ls", "rm -rf build"]):
+        call = {"type": "function_call", "name": "shell", "call_id": "c1"}
+        call["arguments"] = json.dumps({"command": ["bash", "-lc", cmd]})
+        out = json.dumps({"output": "x", "metadata": {"exit_code": code}})
+        done = {"type": "function_call_output", "call_id": "c1", "output": out}
+        lines.append({"type": "response_item", "payload": call})
+        lines.append({"type": "response_item", "payload": done})
+    path = _write_lines(tmp_path / "rollout.jsonl", lines)
+    got = list(convert(path, "codex"))
+    assert [(r["command_id"], r["argv"][-1], r["exit_code"]) for r in got] == [
+        ("c1", "ls", 0),
+        ("c1", "rm -rf build", 1),
+    ]

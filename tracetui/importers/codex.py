@@ -119,6 +119,10 @@ class EventFeeder:
         self.done: set[str] = set()  # ids already let out: a late event for them is ignored
         self.cwd: str | None = None
         self.sessions: dict[str, str] = {}  # exec_command session id -> the call that opened it
+        # call_id -> the key of its latest call: a function_call reusing the id of a call that
+        # has ended is a new call under a key of its own (it was taken for a late event of the
+        # first and dropped, a failing call lost without a word).
+        self.key_of: dict[str, str] = {}
 
     def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
@@ -144,18 +148,23 @@ class EventFeeder:
                 return self._ready(str(item.get("id")))
             return []
         call_id = ev.get("call_id")
-        if call_id is None or str(call_id) in self.done:
+        if call_id is None:
             return []
-        rec = self.calls.get(str(call_id))
+        key = self.key_of.get(str(call_id), str(call_id))
+        if kind == "function_call" and key in self.done:
+            key = self.key_of[str(call_id)] = f"{call_id}\0{line_no}"
+        if key in self.done:
+            return []
+        rec = self.calls.get(key)
         if rec is None:
             rec = _new(self.path, str(call_id), line_no, self.cwd)
-            self.calls.add(str(call_id), rec)
+            self.calls.add(key, rec)
         # The last event of a call: its output as sent to the model, or the end of an exec
         # when no function call asked for one (older exec streams).
         ended = _merge(rec, kind, ev, ts)
         self._link(rec, kind)
         if ended and (kind == "function_call_output" or not rec.get("_wants_output")):
-            return self._ready(str(call_id))
+            return self._ready(key)
         return []
 
     def _link(self, rec: dict[str, Any], kind: Any) -> None:
@@ -172,9 +181,8 @@ class EventFeeder:
         return [_finish(rec) for rec in self.calls.finish(key)]
 
     def _end_all(self) -> list[dict[str, Any]]:
-        out = self.finish()
-        self.done.update(str(rec["command_id"]) for rec in out)
-        return out
+        self.done.update(self.calls.records)
+        return self.finish()
 
     def pending(self) -> list[dict[str, Any]]:
         out = []
