@@ -71,8 +71,10 @@ def loadavg() -> str:
 def probe(code: str, *args: str) -> dict[str, float]:
     env = {**os.environ, "TRACETUI_NO_CACHE": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=True
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=False
     )
+    if done.returncode != 0:
+        sys.exit(f"probe failed (exit {done.returncode}):\n{done.stderr.strip()}")
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
