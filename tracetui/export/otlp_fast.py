@@ -231,6 +231,8 @@ class _Writer:
         self._base: dict[tuple[str, ...], int | None] = {}
         self._templates: dict[tuple[bool, ...], bytes] = {}
         self._plain: dict[tuple[type, ...], bool] = {}
+        self._last_stamp: str | None = None
+        self._last_nanos: int | None = None
 
     def row(self, row: int, data: bytes, path: str) -> bytes | None:
         """The span of one row, or None when the row is no span (as the reference skips it)."""
@@ -378,6 +380,13 @@ class _Writer:
         }
 
     def _nanos(self, stamp: str | None) -> int | None:
+        """``otlp.unix_nanos`` of ``stamp``; the previous row's answer again for the same text
+        (rows written in the same second share it)."""
+        if stamp != self._last_stamp:
+            self._last_stamp, self._last_nanos = stamp, self._parse_nanos(stamp)
+        return self._last_nanos
+
+    def _parse_nanos(self, stamp: str | None) -> int | None:
         """``otlp.unix_nanos``, with the date, hour, minute and zone's part remembered.
 
         The seconds and fraction are added to the minute's start: exact, since the reference
