@@ -164,13 +164,16 @@ async def latency_run(rate: float, seconds: float) -> dict[str, object]:
             raw = getattr(span, "raw", None) or {}
             stamps.append(float(raw.get("t", 0.0)))
             ids.append(str(raw.get("command_id", "")))
-            if "t" not in raw and os.environ.get("BENCH_DEBUG"):
-                print("no t at", pos, type(span).__name__, repr(span)[:300], file=sys.stderr)
     shutil.rmtree(folder, ignore_errors=True)
     n = min(len(stamps), len(app.drawn))
     drawn = [(app.drawn[i] - stamps[i]) * 1000 for i in range(n)]
     taken = [(app.taken[i] - stamps[i]) * 1000 for i in range(min(len(stamps), len(app.taken)))]
     expected = [f"d{i:08d}" for i in range(written)]
+    wrong = next((i for i, (a, b) in enumerate(zip(ids, expected, strict=False)) if a != b), None)
+    if wrong is not None or len(ids) != written:
+        # Say where, so a lost, doubled or misplaced row can be looked into.
+        at = wrong if wrong is not None else min(len(ids), written)
+        print(f"  rows differ from row {at}: {ids[at : at + 3]} for {expected[at : at + 3]}")
     return {
         "rate": rate,
         "written": written,
