@@ -89,8 +89,24 @@ async def rerun(app, pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
+async def unseen(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """``u`` on the latest failure: the kept bytes the agent never saw, no re-run; ``/`` walks to
+    the AssertionError that lay past the cap."""
+    from tracetui.ui.screens.unseen import UnseenScreen
+
+    await pilot.press("u")
+    for _ in range(3000):
+        screen = app.screen
+        if isinstance(screen, UnseenScreen) and (screen.pages or screen.problem):
+            break
+        await pilot.pause(0.01)
+    await pilot.press("slash", *"AssertionError", "enter")
+    await pilot.pause()
+
+
 SHOTS: list[tuple] = [  # (name, size, setup[, run])
     ("rerun", (120, 40), rerun),
+    ("unseen", (120, 40), unseen),
     ("postmortem", (160, 48), postmortem),
     ("postmortem-80x24", (80, 24), postmortem),
     ("truncated-detail", (160, 48), truncated),
