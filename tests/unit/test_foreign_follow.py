@@ -353,12 +353,12 @@ def test_a_document_half_written_waits_for_the_rest(tmp_path: Path) -> None:
 
 
 def test_an_openhands_event_stream_read_again_holds_the_call_waiting(tmp_path: Path) -> None:
-    # OpenHands' own logs are read again whole: a call without its observation yet is running,
-    # not a row, so its observation arriving changes no row already shown.
+    # OpenHands' event lines are fed line by line: a call without its observation yet is
+    # running, not a row, so its observation arriving changes no row already shown.
     path = tmp_path / "events.jsonl"
     path.write_bytes(line(oh_run(1, "ls")) + line(oh_obs(2, 1, "README.md", 0)))
     w = Watcher(path, settle=0.0)
-    assert w.f.run.source_format == "openhands" and not w.f.by_line
+    assert w.f.run.source_format == "openhands" and w.f.by_line
     assert _settled(w) == 1
     with open(path, "ab") as fh:
         fh.write(line(oh_run(3, "pytest -q")))

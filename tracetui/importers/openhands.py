@@ -24,6 +24,7 @@ from typing import Any
 
 from tracetui.importers._common import (
     NO_CODE,
+    InOrder,
     Problems,
     as_dict,
     as_int,
@@ -41,7 +42,7 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
-from tracetui.importers.openhands_v1 import is_v1_line, looks_v1
+from tracetui.importers.openhands_v1 import first_line_shape, is_v1_line, looks_v1
 from tracetui.importers.protocol import NO, Format, Head
 
 FORMAT = "openhands"
@@ -118,6 +119,10 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
         yield from _instance(path, None, stream, problems, "")
 
 
+def _shape(path: str) -> str | None:
+    return first_line_shape(path, lambda obj: "history" in obj or _is_instance_or_event(obj))
+
+
 def _instance(
     path: str,
     line_no: int | None,
@@ -165,6 +170,114 @@ def _instance(
                 last_run = rec["command_id"]
         rec.pop("_is_input", None)
         yield rec
+
+
+class StreamFeeder:
+    """An event stream (or ``output.jsonl``) fed one line at a time as it is written.
+
+    An action becomes a call, held until its observation arrives (paired as :func:`convert`
+    pairs them: by ``cause``, else by ``tool_call_id``, the first observation of each); calls
+    come out in action order. An instance line (``history[]``) is whole: its calls at once."""
+
+    def __init__(self, path: str, problems: Problems) -> None:
+        self.path = path
+        self.problems = problems
+        self.calls = InOrder()
+        self.open: dict[str, tuple[int, dict[str, Any]]] = {}
+        """Key → (stream index, action) of the calls still waiting for their observation."""
+        self.by_cause: dict[str, dict[str, Any]] = {}
+        self.by_call: dict[str, dict[str, Any]] = {}
+        self.count = 0
+        self.last_run: str | None = None
+
+    def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
+        if not isinstance(obj, dict):
+            return []
+        if isinstance(obj.get("history"), list):
+            instance = obj.get("instance_id")
+            where = f"line {line_no}: "
+            name = str(instance) if instance is not None else None
+            return list(_instance(self.path, line_no, obj["history"], self.problems, where, name))
+        if "history" in obj:
+            self.problems.add(f"line {line_no}: history is not a list")
+            return []
+        if "action" not in obj and "observation" not in obj:
+            return []
+        i = self.count
+        self.count += 1
+        out: list[dict[str, Any]] = []
+        if "observation" in obj:
+            out.extend(self._observation(obj))
+        if "action" in obj:
+            out.extend(self._action(i, obj))
+        return out
+
+    def _pair(self, action: dict[str, Any]) -> dict[str, Any] | None:
+        return self.by_cause.get(str(action.get("id"))) or self.by_call.get(
+            _call_id(action) or "\0"
+        )
+
+    def _action(self, i: int, action: dict[str, Any]) -> list[dict[str, Any]]:
+        if not isinstance(action.get("action"), str) or action["action"] in _NOT_TOOLS:
+            return []
+        obs = self._pair(action)
+        rec = guarded(self.problems, f"history[{i}]", _span, self.path, None, i, action, obs, None)
+        if rec is None:
+            return []
+        if rec["tool_name"] == "run":
+            if rec.pop("_is_input", False):
+                rec["parent_command_id"] = self.last_run
+            else:
+                self.last_run = rec["command_id"]
+        rec.pop("_is_input", None)
+        key = f"#{i}"
+        self.calls.add(key, rec)
+        if obs is not None:
+            return list(self.calls.finish(key))
+        self.open[key] = (i, action)
+        return []
+
+    def _observation(self, obs: dict[str, Any]) -> list[dict[str, Any]]:
+        if obs.get("cause") is not None:
+            self.by_cause.setdefault(str(obs["cause"]), obs)
+        call_id = _call_id(obs)
+        if call_id:
+            self.by_call.setdefault(call_id, obs)
+        out: list[dict[str, Any]] = []
+        for key, (i, action) in list(self.open.items()):
+            found = self._pair(action)
+            if found is None:
+                continue
+            del self.open[key]
+            held = self.calls.records[key]
+            rec = guarded(
+                self.problems, f"history[{i}]", _span, self.path, None, i, action, found, None
+            )
+            if rec is None:
+                self.calls.records[key] = {"_dropped": True}
+            else:
+                rec.pop("_is_input", None)
+                rec["parent_command_id"] = held["parent_command_id"]
+                self.calls.records[key] = rec
+            out.extend(r for r in self.calls.finish(key) if not r.get("_dropped"))
+        return out
+
+    def pending(self) -> list[dict[str, Any]]:
+        out = []
+        for key, rec in self.calls.records.items():
+            if rec.get("_dropped"):
+                continue
+            copy = dict(rec)
+            if key in self.open:
+                for name in ("exit_note", "result_missing"):
+                    copy.pop(name, None)  # not missing yet: still running
+                copy["running"] = True
+            out.append(copy)
+        return out
+
+    def finish(self) -> list[dict[str, Any]]:
+        self.open.clear()
+        return [rec for _key, rec in self.calls.rest() if not rec.get("_dropped")]
 
 
 def _call_id(ev: dict[str, Any]) -> str | None:
@@ -236,4 +349,11 @@ def _span(
 
 
 # ``generic``: the bare ``<response clipped>`` that starts OpenHands' clip notices.
-IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("openhands", "generic"))
+IMPORTER = Format(
+    name=FORMAT,
+    sniff=sniff,
+    convert=convert,
+    markers=("openhands", "generic"),
+    feeder=StreamFeeder,
+    shape=_shape,
+)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tracetui.importers._common import (
@@ -49,7 +49,7 @@ from tracetui.importers._common import (
     text_of,
     tool_argv,
 )
-from tracetui.importers.protocol import NO, Format, Head
+from tracetui.importers.protocol import DOCUMENT, FOLDER, LINES, NO, Format, Head
 from tracetui.model.markers import find_marker
 
 FORMAT = "openhands-v1"
@@ -89,6 +89,9 @@ _NOT_TOOLS = {"finish", "think"}
 _CLIP_NOTE = re.compile(r"<response clipped><NOTE>Due to the max output limit.*?</NOTE>", re.S)
 _SAVED_TO = re.compile(r"The complete output has been saved to (\S+) - ")
 _PATH_CHARS = 4096
+_FIRST_LINE = 1 << 22
+"""Bytes of a first line read to tell a line-by-line trace from a document (a system prompt
+event with its tools can be large)."""
 
 
 def sniff(head: Head) -> int:
@@ -217,14 +220,23 @@ class Conversation:
         for ev, *_ in events:
             if isinstance(ev, dict) and ev.get("kind") == "Condensation":
                 forgotten.update(str(i) for i in as_list(ev.get("forgotten_event_ids")))
-        for ev, src, line_no, i in events:
-            where = f"line {line_no}" if line_no is not None else f"event {i}"
-            if not isinstance(ev, dict):
-                self.problems.add(f"{where}: not a JSON object, skipped")
-                continue
-            out = guarded(self.problems, where, self._event, ev, src, line_no, i, forgotten)
-            if out:
-                yield from out
+        for located in events:
+            yield from self.take(located, forgotten)
+        yield from self.rest()
+
+    def take(self, located: Located, forgotten: set[str]) -> list[dict[str, Any]]:
+        """Fold in one event; the calls it lets out, in call order."""
+        ev, src, line_no, i = located
+        where = f"line {line_no}" if line_no is not None else f"event {i}"
+        if not isinstance(ev, dict):
+            self.problems.add(f"{where}: not a JSON object, skipped")
+            return []
+        out = guarded(self.problems, where, self._event, ev, src, line_no, i, forgotten)
+        return out or []
+
+    def rest(self) -> list[dict[str, Any]]:
+        """The calls still held, ended as the conversation ended (no result for the open ones)."""
+        out = []
         for _key, rec in self.calls.rest():
             if rec.get("_open"):
                 # The first conversation error after the call, if any, left it unanswered.
@@ -236,7 +248,18 @@ class Conversation:
                     else "no observation recorded (the conversation ended before the tool returned?)"
                 )
                 set_no_result(rec, why)
-            yield _clean(rec)
+            out.append(_clean(rec))
+        return out
+
+    def held(self) -> list[dict[str, Any]]:
+        """Copies of the calls held, in call order: an open one marked ``running``."""
+        out = []
+        for rec in self.calls.records.values():
+            copy = _clean(dict(rec))
+            if rec.get("_open"):
+                copy["running"] = True
+            out.append(copy)
+        return out
 
     def _event(
         self,
@@ -338,6 +361,93 @@ def _clean(rec: dict[str, Any]) -> dict[str, Any]:
     for k in ("_open", "_shell", "_errors_before"):
         rec.pop(k, None)
     return rec
+
+
+# ------------------------------------------------------------------------------------ live
+class EventFeeder:
+    """V1 events fed one at a time as they are written: JSON lines (:meth:`feed`) or the files
+    of an ``events/`` folder (:meth:`feed_file`). Calls come out in call order, as
+    :func:`convert` gives them, with one difference it cannot avoid: a ``Condensation`` marks
+    the calls it names ``forgotten_by_condenser`` only when they are still held (a whole read
+    also marks the ones let out before it)."""
+
+    def __init__(self, path: str, problems: Problems) -> None:
+        self.path = path
+        self.problems = problems
+        self.conv = Conversation(path, None, problems)
+        self.forgotten: set[str] = set()
+        self.count = 0
+
+    def feed(self, line_no: int, obj: Any) -> list[dict[str, Any]]:
+        if not isinstance(obj, dict):
+            self.problems.add(f"line {line_no}: not a JSON object, skipped")
+            return []
+        if isinstance(obj.get("history"), list) and obj.get("kind") is None:
+            # An evaluation instance: whole in its line, converted at once.
+            instance = obj.get("instance_id", obj.get("instance"))
+            events: list[Located] = [
+                (e, self.path, line_no, i) for i, e in enumerate(obj["history"])
+            ]
+            conv = Conversation(
+                self.path, None if instance is None else str(instance), self.problems
+            )
+            return list(conv.run(events))
+        if "kind" not in obj:
+            return []
+        self.count += 1
+        return self._take((obj, self.path, line_no, self.count - 1))
+
+    def entries(self, names: list[str]) -> list[str]:
+        return event_files(names)
+
+    def feed_file(self, index: int, path: str, obj: Any) -> list[dict[str, Any]]:
+        return self._take((obj, path, None, index))
+
+    def _take(self, located: Located) -> list[dict[str, Any]]:
+        ev = located[0]
+        if isinstance(ev, dict) and ev.get("kind") == "Condensation":
+            ids = {str(i) for i in as_list(ev.get("forgotten_event_ids"))}
+            self.forgotten.update(ids)
+            for rec in self.conv.calls.records.values():
+                if str(rec.get("source_event_id")) in ids:
+                    rec["forgotten_by_condenser"] = True
+        return self.conv.take(located, self.forgotten)
+
+    def pending(self) -> list[dict[str, Any]]:
+        return self.conv.held()
+
+    def finish(self) -> list[dict[str, Any]]:
+        return self.conv.rest()
+
+
+def first_line_shape(path: str, is_event: Callable[[dict[str, Any]], bool]) -> str | None:
+    """How an OpenHands event trace at ``path`` is followed: a folder file by file; a file
+    whose first line is an event (``is_event``) line by line; any other (a JSON array, an
+    object holding the events, a pretty-printed document) read again whole. None while the
+    first line is unfinished."""
+    import orjson
+
+    if os.path.isdir(path):
+        return FOLDER
+    try:
+        with open_bytes(path) as fh:
+            first = fh.readline(_FIRST_LINE)
+    except (OSError, EOFError):
+        return DOCUMENT
+    text = first.lstrip(b"\xef\xbb\xbf \t\r")
+    if text.startswith(b"["):
+        return DOCUMENT
+    if not first.endswith(b"\n"):
+        return None if len(first) < _FIRST_LINE else DOCUMENT
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return DOCUMENT
+    return LINES if isinstance(obj, dict) and is_event(obj) else DOCUMENT
+
+
+def _shape(path: str) -> str | None:
+    return first_line_shape(path, lambda obj: is_v1_line(obj) or "kind" in obj)
 
 
 # ------------------------------------------------------------------------------------ results
@@ -445,4 +555,12 @@ def _text(v: Any) -> str:
 
 
 # ``generic``: the bare ``<response clipped>`` that starts OpenHands' clip notices.
-IMPORTER = Format(name=FORMAT, sniff=sniff, convert=convert, markers=("openhands", "generic"))
+IMPORTER = Format(
+    name=FORMAT,
+    sniff=sniff,
+    convert=convert,
+    markers=("openhands", "generic"),
+    feeder=EventFeeder,
+    folder_feeder=EventFeeder,
+    shape=_shape,
+)

@@ -13,6 +13,7 @@ scores below :data:`DOCUMENT_MAX`: such evidence only counts when no line was re
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -86,6 +87,16 @@ class Importer(Protocol):
         """Makes a :class:`Feeder` for a line-oriented format (followed live); None otherwise."""
         ...
 
+    @property
+    def folder_feeder(self) -> FolderFeederFactory | None:
+        """Makes a :class:`FolderFeeder` for a trace kept as a folder of event files; or None."""
+        ...
+
+    @property
+    def shape(self) -> Callable[[str], str | None] | None:
+        """How the trace at a path is followed (:func:`shape_of`); None: by the feeders it has."""
+        ...
+
 
 class Feeder(Protocol):
     """A conversion fed one JSON line at a time, so a growing file can be followed live.
@@ -113,6 +124,41 @@ FeederFactory = Callable[[str, Problems], Feeder]
 """``factory(path, problems)``: a fresh :class:`Feeder` for the file at ``path``."""
 
 
+class FolderFeeder(Feeder, Protocol):
+    """A conversion fed one event file at a time, for a trace kept as a folder of them."""
+
+    def entries(self, names: list[str]) -> list[str]:
+        """The event files among a folder listing ``names``, in the order they are fed."""
+        ...
+
+    def feed_file(self, index: int, path: str, obj: Any) -> list[dict[str, Any]]:
+        """Fold in entry ``index`` (its file ``path``, already parsed); the records let out."""
+        ...
+
+
+FolderFeederFactory = Callable[[str, Problems], FolderFeeder]
+"""``factory(folder, problems)``: a fresh :class:`FolderFeeder` for the folder."""
+
+LINES = "lines"
+"""Followed line by line, through the importer's :attr:`Format.feeder`."""
+FOLDER = "folder"
+"""Followed file by file, through the importer's :attr:`Format.folder_feeder`."""
+DOCUMENT = "document"
+"""Read again whole when it changes."""
+
+
+def shape_of(importer: Importer, path: str) -> str | None:
+    """How the trace at ``path`` is followed: :data:`LINES`, :data:`FOLDER` or
+    :data:`DOCUMENT`; None while its start does not tell yet (a first line still being
+    written). The importer decides per file when it has a ``shape``; else a folder is fed by
+    its folder feeder and a file by its line feeder, when it has them."""
+    if importer.shape is not None:
+        return importer.shape(path)
+    if os.path.isdir(path):
+        return FOLDER if importer.folder_feeder is not None else DOCUMENT
+    return LINES if importer.feeder is not None else DOCUMENT
+
+
 def feed_file(feeder: Feeder, path: str, problems: Problems) -> Iterator[dict[str, Any]]:
     """A whole-file conversion made of a feeder: every line fed, then the end."""
     for line_no, obj in iter_jsonl(path, problems):
@@ -129,3 +175,5 @@ class Format:
     convert: Callable[[str, Problems], Iterator[dict[str, Any]]]
     markers: tuple[str, ...]
     feeder: FeederFactory | None = None
+    folder_feeder: FolderFeederFactory | None = None
+    shape: Callable[[str], str | None] | None = None

@@ -37,14 +37,17 @@ from tracetui.live.rowitems import Item, RowItems
 from tracetui.live.watch import HEAD, POLL_MIN, Waiter, ident_of, make_waiter
 from tracetui.store.index import RunIndex
 from tracetui.store.live_import import (
+    DOCUMENT,
+    FOLDER,
+    LINES,
     DocumentImport,
     ImportSink,
     LineImport,
     Pending,
     RunningCall,
-    has_feeder,
+    follow_shape,
 )
-from tracetui.store.reader import iter_lines, open_regular
+from tracetui.store.reader import iter_lines, loads, open_regular
 from tracetui.store.runset import Run
 
 RowsCallback = Callable[[int, Sequence[Item]], None]
@@ -97,7 +100,10 @@ class ForeignFollower:
         """How many times the trace was converted again from its start."""
         self.changed = False
         """The last poll added rows or changed the running calls (a busy trace: look soon)."""
-        self.by_line = _reads_by_line(run)
+        self.shape = follow_shape(run)
+        """LINES, FOLDER or DOCUMENT (:mod:`tracetui.importers.protocol`); None until told."""
+        self.by_line = self.shape in (LINES, FOLDER)
+        """Fed incrementally (line by line, or file by file for a folder of events)."""
         self._retired: list[ImportSink] = []
         self._reset_due = False
         self._before: dict[bytes, int] = {}
@@ -119,8 +125,13 @@ class ForeignFollower:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._waiter: Waiter | None = None
+        self._fed: list[str] = []
+        """The event files of a folder trace fed so far (or skipped), in order."""
+        self._stuck: tuple[str, tuple[object, ...] | None, float] | None = None
+        """A folder's next event file that does not parse yet: name, signature, since when."""
+        self._undecided: tuple[tuple[object, ...] | None, float] | None = None
         if self.by_line:
-            self._lines = LineImport(self._sink, self.fmt, self._note)
+            self._lines = self._new_lines()
 
     # ------------------------------------------------------------------ state
     @property
@@ -155,12 +166,42 @@ class ForeignFollower:
             self.paused, self.more = True, False
             return 0
         self.paused = False
-        rows = self._poll_lines() if self.by_line else self._poll_document()
+        if self.shape is None and not self._decide():
+            return self._flush([])
+        if self.shape == FOLDER:
+            rows = self._poll_folder()
+        else:
+            rows = self._poll_lines() if self.by_line else self._poll_document()
         return self._flush(rows)
+
+    def _new_lines(self) -> LineImport:
+        return LineImport(self._sink, self.fmt, self._note, folder=self.shape == FOLDER)
+
+    def _decide(self) -> bool:
+        """Whether the trace's shape is known now: a first line still being written tells
+        nothing yet; when it stays unfinished for ``settle`` seconds, the file is one document."""
+        self.shape = follow_shape(self.run)
+        if self.shape is None:
+            sig, now = _signature(self.path), time.monotonic()
+            if self._undecided is None or self._undecided[0] != sig:
+                self._undecided = (sig, now)
+            if now - self._undecided[1] < self.settle:
+                self.more, self.unsettled = False, True
+                return False
+            self.shape = DOCUMENT
+        self.unsettled = False
+        self.by_line = self.shape in (LINES, FOLDER)
+        if self.by_line:
+            self._lines = self._new_lines()
+        return True
 
     def finish(self) -> int:
         """The trace is read as it is now, for good (``tail --once``): the calls still held end
         as a whole-file conversion ends them (no result recorded). Rows added."""
+        if self.shape == FOLDER:
+            rows = self._poll_folder(final=True)
+            assert self._lines is not None
+            return self._flush(rows + self._lines.finish())
         if self._lines is None:
             if self._doc.unreadable:  # it will not be completed now: say what is wrong with it
                 self._note(f"{self.fmt} import: {self._doc.unreadable}")
@@ -199,9 +240,10 @@ class ForeignFollower:
         self._retired.append(self._sink)
         self._sink = ImportSink(self.run)
         if self.by_line:
-            self._lines = LineImport(self._sink, self.fmt, self._note)
+            self._lines = self._new_lines()
         self._close_file()
         self._head, self._size, self._line_no = b"", 0, 0
+        self._fed, self._stuck = [], None
         self._reset_due = True  # told once the new index has this poll's rows
 
     # ------------------------------------------------------------------ line by line
@@ -268,6 +310,53 @@ class ForeignFollower:
                 self._fh.close()
             self._fh = None
 
+    # ------------------------------------------------------------------ file by file
+    def _poll_folder(self, *, final: bool = False) -> list[int]:
+        """Feed the folder's new event files in order. One that does not parse yet (half
+        written) is waited for; when later files exist and it stayed unchanged for ``settle``
+        seconds, or the read is ``final``, it is skipped, as a whole read skips it."""
+        assert self._lines is not None and self._lines.folder_feeder is not None
+        self.more = self.unsettled = False
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return []  # gone (or not yet there): the rows read stay; look again later
+        entries = self._lines.folder_feeder.entries(names)
+        if entries[: len(self._fed)] != self._fed:
+            self._restart("lost or reordered event files already shown")
+            assert self._lines is not None
+        rows: list[int] = []
+        for index in range(len(self._fed), len(entries)):
+            if index - len(self._fed) >= self.batch:
+                self.more = True
+                break
+            name = entries[index]
+            full = os.path.join(self.path, name)
+            try:
+                with open_regular(full) as fh:
+                    data = fh.read()
+                value, _note = loads(data)
+            except OSError as exc:
+                self._lines.problems.add(f"{name}: {exc.strerror or exc}, skipped")
+            except ValueError:
+                if not final and not self._give_up(name, full, index + 1 < len(entries)):
+                    self.unsettled = True  # look again soon: the writer is finishing it
+                    break
+                self._lines.problems.add(f"{name}: not valid JSON, skipped")
+            else:
+                rows.extend(self._lines.feed_file(index, full, value))
+            self._fed.append(name)
+            self._stuck = None
+        self._lines.settle()
+        return rows
+
+    def _give_up(self, name: str, full: str, later: bool) -> bool:
+        """Whether an event file that does not parse is taken as broken, not half written."""
+        sig, now = _signature(full), time.monotonic()
+        if self._stuck is None or self._stuck[:2] != (name, sig):
+            self._stuck = (name, sig, now)
+        return later and now - self._stuck[2] >= self.settle
+
     # ------------------------------------------------------------------ whole document
     def _poll_document(self) -> list[int]:
         self.more = False
@@ -322,7 +411,8 @@ class ForeignFollower:
         """Follow in a background thread until :meth:`stop`; callbacks run on that thread."""
         if self._thread is not None:
             return
-        self._waiter = waiter or make_waiter([self.folder])
+        # A folder of events is watched itself: its new files are what changes.
+        self._waiter = waiter or make_waiter([self.path if self.shape == FOLDER else self.folder])
         self._stop.clear()
         self._thread = threading.Thread(
             target=self._loop, args=(self._waiter,), name="tracetui-follow-foreign", daemon=True
@@ -356,17 +446,6 @@ class ForeignFollower:
         for sink in self._retired:
             sink.index.close()
         self._retired.clear()
-
-
-def _reads_by_line(run: Run) -> bool:
-    """Whether the trace is read line by line: its importer has a feeder and it is no gzip."""
-    if not has_feeder(run.source_format or ""):
-        return False
-    try:
-        with open_regular(run.base) as fh:
-            return fh.read(2) != b"\x1f\x8b"
-    except OSError:
-        return False  # a folder (OpenHands V1's events/), or nothing readable: read it whole
 
 
 def _signature(path: str) -> tuple[object, ...] | None:

@@ -29,7 +29,9 @@ from typing import Any
 import orjson
 
 from tracetui import importers
+from tracetui.importers import protocol
 from tracetui.importers._common import ImportProblem, Problems, parse_time
+from tracetui.importers.protocol import Feeder, FolderFeeder, shape_of
 from tracetui.importers.registry import by_name
 from tracetui.model.spans import NotASpan, Span, normalize
 from tracetui.store.index import RunIndex
@@ -37,6 +39,12 @@ from tracetui.store.reader import RawLine, loads, open_regular
 from tracetui.store.runset import Member, Run
 
 Note = Callable[[str], None]
+LINES = protocol.LINES
+"""A trace followed line by line (:func:`follow_shape`)."""
+FOLDER = protocol.FOLDER
+"""A folder of event files, followed file by file."""
+DOCUMENT = protocol.DOCUMENT
+"""A trace read again whole when it changes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,23 +176,66 @@ def has_feeder(fmt: str) -> bool:
     return importer is not None and importer.feeder is not None
 
 
-class LineImport:
-    """A line-oriented trace fed one complete line at a time, through its format's feeder."""
+def follow_shape(run: Run) -> str | None:
+    """How a foreign trace is followed (:func:`~tracetui.importers.protocol.shape_of`): line
+    by line, file by file (a folder of events) or re-read whole. A gzip'd file is always read
+    whole; None while the file's start does not tell yet."""
+    importer = by_name(run.source_format or "")
+    if importer is None:
+        return DOCUMENT
+    if not os.path.isdir(run.base):
+        try:
+            with open_regular(run.base) as fh:
+                if fh.read(2) == b"\x1f\x8b":
+                    return DOCUMENT
+        except OSError:
+            return DOCUMENT  # nothing readable: read it whole (and say why) when it is
+    shape = shape_of(importer, run.base)
+    if shape == LINES and importer.feeder is None:
+        return DOCUMENT
+    if shape == FOLDER and importer.folder_feeder is None:
+        return DOCUMENT
+    return shape
 
-    def __init__(self, sink: ImportSink, fmt: str, note: Note) -> None:
+
+class LineImport:
+    """A growing trace fed through its format's feeder: one complete line at a time, or (a
+    folder of event files, ``folder=True``) one event file at a time."""
+
+    def __init__(self, sink: ImportSink, fmt: str, note: Note, *, folder: bool = False) -> None:
         importer = by_name(fmt)
-        factory = importer.feeder if importer is not None else None
-        if factory is None:
-            raise ValueError(f"{fmt} is not read line by line")
         self.sink = sink
         self.fmt = fmt
         self.note = note
         self.problems = Problems()
         self._told = 0
-        self.feeder = factory(sink.index.run.base, self.problems)
+        self.folder_feeder: FolderFeeder | None = None
+        base = sink.index.run.base
+        if folder:
+            folder_factory = importer.folder_feeder if importer is not None else None
+            if folder_factory is None:
+                raise ValueError(f"{fmt} is not read file by file")
+            self.folder_feeder = folder_factory(base, self.problems)
+            self.feeder: Feeder = self.folder_feeder
+        else:
+            factory = importer.feeder if importer is not None else None
+            if factory is None:
+                raise ValueError(f"{fmt} is not read line by line")
+            self.feeder = factory(base, self.problems)
         self._seen: dict[str, float] = {}
         """Command id → when a pending call was first seen (its elapsed time without a start)."""
         self.pending = Pending(0)
+
+    def feed_file(self, index: int, path: str, value: Any) -> list[int]:
+        """One event file of a folder trace (parsed); the rows it lets out."""
+        assert self.folder_feeder is not None
+        try:
+            records = self.folder_feeder.feed_file(index, path, value)
+        except Exception as exc:  # a shape no converter foresaw: one problem, never a traceback
+            name = os.path.basename(path)
+            self.problems.add(f"{name}: skipped ({type(exc).__name__}: {exc})")
+            return []
+        return self.sink.add(records)
 
     def feed(self, raw: RawLine) -> list[int]:
         """One line of the trace (complete, or the last one of a file that stopped growing)."""
