@@ -395,6 +395,7 @@ def check_sidecar(target: Target) -> None:
     from tracetui.record.safe_files import check_existing
 
     path = sidecar_path(target.index.run.base)
+    sidecars.check_folder(path)  # a state folder refused after the run would lose the record
     check_existing(path)
     check_existing(lock_path(path), single_link=False)
 

@@ -16,6 +16,7 @@ import errno
 import hashlib
 import os
 import re
+import stat
 
 from tracetui.crash import state_dir
 
@@ -76,8 +77,25 @@ def make_folder(path: str) -> None:
     for step in (parent, folder()):
         with contextlib.suppress(FileExistsError):
             os.mkdir(step, 0o700)
-        st = os.lstat(step)
-        if not os.path.isdir(step) or os.path.islink(step):
-            raise PermissionError(errno.EPERM, "not a folder", step)
-        if st.st_uid != os.geteuid() or st.st_mode & 0o022:
-            raise PermissionError(errno.EPERM, "not a private folder of this user", step)
+        _refuse_unsafe(step, os.lstat(step))
+
+
+def check_folder(path: str) -> None:
+    """Refuse (PermissionError), without creating anything, a state folder that
+    :func:`make_folder` would refuse: checked before a re-run runs, so that its record is not
+    lost after the command has run. Steps not made yet are fine (they will be made private)."""
+    if os.path.dirname(path) != folder():
+        return
+    for step in (state_dir(), folder()):
+        try:
+            st = os.lstat(step)
+        except FileNotFoundError:
+            return
+        _refuse_unsafe(step, st)
+
+
+def _refuse_unsafe(step: str, st: os.stat_result) -> None:
+    if not stat.S_ISDIR(st.st_mode):
+        raise PermissionError(errno.EPERM, "not a folder", step)
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise PermissionError(errno.EPERM, "not a private folder of this user", step)
