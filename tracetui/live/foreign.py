@@ -338,11 +338,12 @@ class ForeignFollower:
                 value, _note = loads(data)
             except OSError as exc:
                 self._lines.problems.add(f"{name}: {exc.strerror or exc}, skipped")
-            except ValueError:
+            except ValueError as exc:
                 if not final and not self._give_up(name, full, index + 1 < len(entries)):
                     self.unsettled = True  # look again soon: the writer is finishing it
                     break
-                self._lines.problems.add(f"{name}: not valid JSON, skipped")
+                why = str(exc).split(":", 1)[0]  # as a whole read words it
+                self._lines.problems.add(f"{name}: not valid JSON: {why}, skipped")
             else:
                 rows.extend(self._lines.feed_file(index, full, value))
             self._fed.append(name)
