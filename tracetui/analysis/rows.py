@@ -128,7 +128,7 @@ def fmt_size(n: int | None) -> str:
 
 
 def fmt_duration(ms: float | None) -> str:
-    """A duration in at most five characters: ``12ms``, ``1.2s``, ``14s``, ``3m04``, ``2h05``."""
+    """A duration in at most five characters: ``12ms``, ``1.2s``, ``14s``, ``3m04``, ``2h05``, ``4d04``, ``518d``."""
     if ms is None:
         return "?"
     if ms < 1000:
@@ -142,7 +142,11 @@ def fmt_duration(ms: float | None) -> str:
     if m < 60:
         return f"{m}m{sec:02d}"
     h, m = divmod(m, 60)
-    return f"{h}h{m:02d}"
+    if h < 100:
+        return f"{h}h{m:02d}"
+    # A call still running (or never answered) in an old session: days, so it stays a duration.
+    d, h = divmod(h, 24)
+    return f"{d}d{h:02d}" if d < 10 else f"{d}d"
 
 
 def fmt_time(started_at: str | None) -> str:
@@ -186,6 +190,34 @@ def share(part: int, whole: int | None) -> str:
     return "<1%" if pct < 1 else f"{pct:.0f}%"
 
 
+def hidden_words(s: StreamFacts) -> str:
+    """The amount a cut stream hid, in the unit it was counted in: ``16,014 bytes``.
+
+    When the record holds no byte count, the amount is the marker's own: Claude Code's
+    ``[N characters truncated]`` counts characters (``N characters``: at least N bytes, more when
+    they are not ASCII), and its ``Output too large (85.4KB)`` states a rounded total
+    (``about N bytes``). Empty when the amount is unknown.
+    """
+    hidden = s.hidden_bytes
+    if hidden is None:
+        return ""
+    m = s.marker
+    if s.bytes is None and m is not None and m.count == hidden:
+        if m.unit == "chars":
+            return f"{hidden:,} characters"
+        if m.family != "tracetui":
+            return f"about {hidden:,} bytes"  # a total stated in KB, less the preview
+    return f"{hidden:,} bytes"
+
+
+def _marker_words(s: StreamFacts) -> str:
+    """``212 lines``: the amount a marker states, when the record gives no bytes."""
+    m = s.marker
+    if m is None or m.count is None:
+        return ""
+    return f"{m.count:,} {'characters' if m.unit == 'chars' else m.unit}"
+
+
 def never_shown(s: StreamFacts) -> str:
     """The detail pane's verdict on one stream: what the consumer never saw."""
     if s.truncated is None:
@@ -194,21 +226,33 @@ def never_shown(s: StreamFacts) -> str:
         return "none: all bytes shown"
     hidden = s.hidden_bytes
     if hidden is None:
-        if s.marker is not None and s.marker.count is not None:
-            return f"{s.marker.count:,} {s.marker.unit} never shown (per the marker)"
-        return "truncated; how much is unknown"
+        said = _marker_words(s)
+        return f"{said} never shown (per the marker)" if said else "truncated; how much is unknown"
+    amount = hidden_words(s)
+    if amount != f"{hidden:,} bytes":
+        return f"{amount} never shown (per the marker)"
     pct = share(hidden, s.bytes)
-    return f"{hidden:,} bytes ({pct}) never shown" if pct else f"{hidden:,} bytes never shown"
+    return f"{amount} ({pct}) never shown" if pct else f"{amount} never shown"
 
 
 def banner(s: StreamFacts) -> str:
     """The text at the clip point of a preview."""
     hidden = s.hidden_bytes
     if hidden is not None and hidden > 0:
-        return f"{hidden:,} bytes the agent never saw"
-    if s.marker is not None and s.marker.count is not None:
-        return f"{s.marker.count:,} {s.marker.unit} the agent never saw"
-    return "output the agent never saw (amount unknown)"
+        return f"{hidden_words(s)} the agent never saw"
+    said = _marker_words(s)
+    return f"{said} the agent never saw" if said else "output the agent never saw (amount unknown)"
+
+
+def span_hidden_words(span: Span) -> str:
+    """A span's hidden amount over both streams: ``16,014 B``, ``48,213 chars`` when every cut
+    stream was counted in characters, ``≥N B`` when some were (a character is a byte or more)."""
+    cut = [s for s in span.streams if s.hidden_bytes]
+    total = sum(s.hidden_bytes or 0 for s in cut)
+    chars = [s for s in cut if hidden_words(s).endswith("characters")]
+    if cut and len(chars) == len(cut):
+        return f"{total:,} chars"
+    return f"≥{total:,} B" if chars else f"{total:,} B"
 
 
 def items_note(s: StreamFacts) -> str:

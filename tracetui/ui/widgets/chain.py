@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tracetui.analysis.chains import Chain, ChainIndex, ChainNode
-from tracetui.analysis.rows import fmt_exit
+from tracetui.analysis.rows import fmt_exit, span_hidden_words
 from tracetui.model.flags import BAD, EXIT_UNKNOWN, NULL_EXIT, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import shown_id
@@ -181,7 +181,8 @@ class ChainPane(VerticalScroll):
         t.append(f"exit {fmt_exit(code, flags):<4}", exit_style)
         if flags & TRUNCATED:
             hidden = index.hidden_bytes(row)
-            t.append(" ✂ " + (f"{hidden:,} B hidden" if hidden else "cut"), st("trunc"))
+            amount = span_hidden_words(span) if span is not None else f"{hidden:,} B"
+            t.append(" ✂ " + (f"{amount} hidden" if hidden else "cut"), st("trunc"))
         elif flags & TRUNC_UNKNOWN:
             t.append(" ? truncation unknown", st("dim"))
         if flags & SIDECAR:

@@ -1,0 +1,83 @@
+"""A new user's pass over the viewer (helper R3): what the screen says must match what happened.
+
+Each case fails on the code before its fix: Claude Code counts what it cut in characters, so the
+viewer must not call that count bytes; a running call older than four days has a duration that
+fits its cell and still reads as a duration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from foreign_lines import cc_call, cc_prompt, cc_result, line
+from viewer_helpers import settle
+
+from tracetui.analysis.rows import fmt_duration
+from tracetui.store.runset import open_paths
+from tracetui.ui.app import TraceApp
+from tracetui.ui.widgets.chain import ChainPane
+from tracetui.ui.widgets.detail import DetailPane
+
+THUMB = " ▁▂▃▄▅▆▇█▀"
+
+
+def pane_lines(app: TraceApp, pane: type[DetailPane] | type[ChainPane]) -> list[str]:
+    region = app.query_one(pane).content_region
+    strips = app.screen._compositor.render_strips()
+    lines = ["".join(seg.text for seg in strip) for strip in strips][region.y : region.bottom]
+    return [text[region.x : region.right].rstrip(THUMB).rstrip() for text in lines]
+
+
+def session(tmp_path: Path, result: str) -> Path:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(
+        line(cc_prompt()) + line(cc_call(1, "cat big.log")) + line(cc_result(1, result))
+    )
+    return path
+
+
+CUT = "head é\n" * 20 + "\n\n... [48213 characters truncated] ...\n\n" + "tail\n" * 10
+TOO_LARGE = (
+    "<persisted-output>\nOutput too large (85.4KB). Full output saved to: /nowhere/out.txt\n\n"
+    "Preview (first 2KB):\n" + "x" * 2048 + "\n...\n</persisted-output>"
+)
+
+
+@pytest.mark.parametrize(
+    ("result", "verdict", "clip_banner", "chain"),
+    [
+        (
+            CUT,
+            "stdout    48,213 characters never shown (per the marker)",
+            " ━━ 48,213 characters the agent never saw ━━   clip head_tail",
+            "✂ 48,213 chars hidden",
+        ),
+        (
+            TOO_LARGE,
+            "stdout    about 85,401 bytes never shown (per the marker)",
+            " ━━ about 85,401 bytes the agent never saw ━━   clip head",
+            "✂ 85,401 B hidden",
+        ),
+    ],
+    ids=["characters-truncated", "output-too-large"],
+)
+async def test_claude_code_cut_is_said_in_the_unit_it_was_counted_in(
+    tmp_path: Path, result: str, verdict: str, clip_banner: str, chain: str
+) -> None:
+    app = TraceApp(open_paths([str(session(tmp_path, result))]), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.select_row(0)
+        await pilot.pause()
+        assert pane_lines(app, DetailPane)[:2] == [verdict, clip_banner]
+        assert chain in pane_lines(app, ChainPane)[0]
+
+
+@pytest.mark.parametrize(
+    ("hours", "shown"),
+    [(2.1, "2h06"), (99.0, "99h00"), (100.0, "4d04"), (239.0, "9d23"), (12437.0, "518d")],
+    ids=["hours", "99h", "100h", "9-days", "17-months"],
+)
+def test_long_durations_fit_five_columns_and_say_their_unit(hours: float, shown: str) -> None:
+    assert fmt_duration(hours * 3600 * 1000) == shown
