@@ -1,6 +1,7 @@
 """Following another agent's session: append-to-visible latency in the core.
 
-A writer process grows a Claude Code session (or a ``codex exec --json`` stream) at a fixed
+A writer process grows a Claude Code session (or a ``codex exec --json`` stream, an OpenHands
+event-lines file, older or V1, or a V1 ``events/`` folder, one new file per event) at a fixed
 rate: each call line, then its result a little later (Claude Code: one call after another, as a
 turn's results come before the next turn; Codex: commands overlap), each line written in two
 halves (the way a buffered writer flushes). It logs the time each line was complete on disk. A
@@ -9,7 +10,8 @@ halves (the way a buffered writer flushes). It logs the time each line was compl
 (*running*) and when it becomes a row of the index (*complete*). We report p50/p95/max of
 both, and check that every call became a row exactly once, in order.
 
-    .venv/bin/python benchmarks/foreign_live.py [--format claude-code|codex] [--rate 100]
+    .venv/bin/python benchmarks/foreign_live.py [--format claude-code|codex|openhands|
+        openhands-v1|openhands-v1-folder] [--rate 100]
         [--seconds 4] [--result-after 0.02]
 
 Target (issue 14): new calls visible within 100 ms.
@@ -35,6 +37,13 @@ import json, os, sys, time
 path, log, fmt, rate, seconds, after = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 
 def call(n):
+    if fmt.startswith("openhands-v1"):
+        return {"kind": "ActionEvent", "id": f"act-{n}", "source": "agent", "tool_name": "terminal",
+                "tool_call_id": f"call_{n}", "timestamp": "2026-12-01T10:00:00.000000",
+                "action": {"kind": "TerminalAction", "command": f"bench {n}", "is_input": False}}
+    if fmt == "openhands":
+        return {"id": n + 1, "source": "agent", "timestamp": "2026-12-01T10:00:00",
+                "action": "run", "args": {"command": f"bench {n}"}}
     if fmt == "codex":
         return {"type": "item.started", "item": {"id": f"item_{n}", "type": "command_execution",
                 "command": f"/bin/bash -lc 'bench {n}'", "aggregated_output": "", "exit_code": None,
@@ -45,6 +54,14 @@ def call(n):
                         "id": f"toolu_{n}", "name": "Bash", "input": {"command": f"bench {n}"}}]}}
 
 def result(n):
+    if fmt.startswith("openhands-v1"):
+        return {"kind": "ObservationEvent", "id": f"obs-{n}", "source": "environment",
+                "tool_name": "terminal", "tool_call_id": f"call_{n}", "action_id": f"act-{n}",
+                "observation": {"kind": "TerminalObservation", "content": [{"type": "text",
+                                "text": "ok"}], "is_error": False, "exit_code": 0}}
+    if fmt == "openhands":
+        return {"id": 1_000_000 + n, "cause": n + 1, "source": "environment",
+                "observation": "run", "content": "ok", "extras": {"metadata": {"exit_code": 0}}}
     if fmt == "codex":
         return {"type": "item.completed", "item": {"id": f"item_{n}", "type": "command_execution",
                 "command": f"/bin/bash -lc 'bench {n}'", "aggregated_output": "ok\n", "exit_code": 0,
@@ -54,18 +71,28 @@ def result(n):
             "message": {"role": "user", "content": [{"type": "tool_result",
                         "tool_use_id": f"toolu_{n}", "content": "ok"}]}}
 
-out = open(path, "ab", buffering=0)
+folder = fmt.endswith("-folder")  # the SDK's events/: one file per event
+out = None if folder else open(path, "ab", buffering=0)
 marks = open(log, "w")
+files = [1]
 def put(obj, kind, n):
     data = (json.dumps(obj) + "\n").encode()
-    out.write(data[: len(data) // 2])
-    out.write(data[len(data) // 2 :])
+    if folder:
+        k = files[0]
+        files[0] += 1
+        fh = open(os.path.join(path, f"event-{k:05d}-e{k:07d}.json"), "ab", buffering=0)
+    else:
+        fh = out
+    fh.write(data[: len(data) // 2])
+    fh.write(data[len(data) // 2 :])
+    if folder:
+        fh.close()
     marks.write(f"{kind} {n} {time.time()!r}\n")
 
 start = time.time()
 n = 0
-if fmt == "claude-code":
-    # Claude Code sends a turn's results before the model's next turn: calls one after another.
+if fmt != "codex":
+    # Claude Code (and OpenHands) sends a turn's results before the model's next turn: calls one after another.
     while time.time() - start < seconds:
         put(call(n), "call", n)
         time.sleep(after)
@@ -87,6 +114,32 @@ marks.close()
 """
 
 
+FORMATS = ("claude-code", "codex", "openhands", "openhands-v1", "openhands-v1-folder")
+FIRST = {
+    "claude-code": {
+        "sessionId": "bench",
+        "uuid": "p",
+        "type": "user",
+        "message": {"role": "user", "content": "go"},
+    },
+    "codex": {"type": "thread.started", "thread_id": "bench"},
+    "openhands": {"id": 0, "source": "user", "action": "message", "args": {"content": "go"}},
+    "openhands-v1": {"kind": "SystemPromptEvent", "id": "sys", "source": "agent", "tools": []},
+}
+FIRST["openhands-v1-folder"] = FIRST["openhands-v1"]
+
+
+def command_id(fmt: str, n: int) -> str:
+    """The command id the importer gives the writer's call ``n``."""
+    if fmt == "codex":
+        return f"item_{n}"
+    if fmt == "openhands":
+        return str(n + 1)
+    if fmt.startswith("openhands-v1"):
+        return f"call_{n}"
+    return f"toolu_{n}"
+
+
 def percentile(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))]
@@ -94,29 +147,27 @@ def percentile(xs: list[float], p: float) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--format", choices=("claude-code", "codex"), default="claude-code")
+    ap.add_argument("--format", choices=FORMATS, default="claude-code")
     ap.add_argument("--rate", type=float, default=100.0, help="calls per second")
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--result-after", type=float, default=0.02, help="seconds a call runs")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "session.jsonl")
         log = os.path.join(tmp, "marks.txt")
-        first = (
-            {"type": "thread.started", "thread_id": "bench"}
-            if args.format == "codex"
-            else {
-                "sessionId": "bench",
-                "uuid": "p",
-                "type": "user",
-                "message": {"role": "user", "content": "go"},
-            }
-        )
-        with open(path, "w") as fh:
-            fh.write(json.dumps(first) + "\n")
+        first = FIRST[args.format]
+        if args.format.endswith("-folder"):
+            path = os.path.join(tmp, "events")
+            os.mkdir(path)
+            with open(os.path.join(path, "event-00000-e0000000.json"), "w") as fh:
+                fh.write(json.dumps(first) + "\n")
+        else:
+            path = os.path.join(tmp, "session.jsonl")
+            with open(path, "w") as fh:
+                fh.write(json.dumps(first) + "\n")
         run = open_path(path)[0]
-        assert run.source_format == args.format, run.source_format
+        want = args.format.removesuffix("-folder")
+        assert run.source_format == want, run.source_format
         running_at: dict[str, float] = {}
         row_at: dict[str, float] = {}
         order: list[str] = []
@@ -157,14 +208,16 @@ def main() -> int:
         time.sleep(1.0)
         follower.stop()
 
-        prefix = "item_" if args.format == "codex" else "toolu_"
         calls: dict[str, float] = {}
         results: dict[str, float] = {}
+        numbers: dict[str, int] = {}
         with open(log) as fh:
             for text in fh:
                 kind, n, t = text.split()
-                (calls if kind == "call" else results)[prefix + n] = float(t)
-        expected = sorted(calls, key=lambda k: int(k[len(prefix) :]))
+                key = command_id(args.format, int(n))
+                numbers[key] = int(n)
+                (calls if kind == "call" else results)[key] = float(t)
+        expected = sorted(calls, key=numbers.__getitem__)
         seen_running = [running_at[k] - calls[k] for k in expected if k in running_at]
         complete = [row_at[k] - results[k] for k in expected if k in row_at]
         mode = "polling" if os.environ.get("TRACETUI_POLL") not in (None, "", "0") else "events"
