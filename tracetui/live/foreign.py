@@ -5,17 +5,22 @@ Claude Code session, a Codex rollout or ``codex exec --json`` stream, or any oth
 tracetui imports. It has the :class:`~tracetui.live.follow.Follower`'s shape (``poll_once``,
 ``more``, ``start``/``stop``, ``on_rows``), so ``tail`` and the viewer drive either one.
 
-Two ways, by format:
+Three ways, chosen per file by its shape (:func:`~tracetui.store.live_import.follow_shape`;
+the importer tells a line-fed file from a document, so an OpenHands ``events.json`` array is
+read whole while its event lines are fed):
 
-- **Line by line** (formats whose importer has a feeder): each complete line, as it is written,
+- **Line by line** (files whose importer has a feeder): each complete line, as it is written,
   goes to the feeder (:class:`~tracetui.store.live_import.LineImport`); a partial last line waits
   for its newline; lines are bounded as the store's reader bounds them. The calls still waiting
   for a result are a :class:`~tracetui.store.live_import.Pending` snapshot (:attr:`pending`),
   shown as *running* rows after the committed ones; when a result arrives the call becomes the
   next row. A file that shrinks, is replaced or no longer starts with what was read is
   converted again from its start, into a new index (``on_reset``), with a note saying so.
-- **Read again whole** (formats without a feeder — one JSON value, a zip, OpenHands' logs —
-  and any gzip'd file): converted again once it changed and then stayed the same for
+- **File by file** (a folder of event files, OpenHands V1's ``events/``): new files are fed in
+  the importer's order through its folder feeder; one that does not parse yet is waited for
+  (skipped, with a note, once later files exist and it stayed unchanged ``settle`` seconds).
+- **Read again whole** (files without a feeder, or shaped as one document — one JSON value,
+  a zip — and any gzip'd file): converted again once it changed and then stayed the same for
   :data:`SETTLE` seconds. New records after the rows already there are appended, and
   :attr:`fresh` names them; a re-read whose records no longer start with those rows starts a
   new index (``on_reset``), with a note. The calls at the end still without a result are
