@@ -11,13 +11,15 @@ An imported call the trace says was never cut prints its preview, which is the w
 
 Exit 0 printed (also an empty unseen part, said on stderr); 1 with one line when the stream was
 not kept (``--no-keep``, over the budget, evicted, an imported trace that kept no copy of a cut
-or possibly cut call) or fails its check; 2 for usage errors (no such run, no such id).
+or possibly cut call), fails its check, or could not be written whole (a full disk); 2 for
+usage errors (no such run, no such id).
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
+import errno
 import sys
 from collections.abc import Iterable
 from typing import BinaryIO
@@ -80,7 +82,15 @@ def main(args: argparse.Namespace) -> int:
                 return 0
             if kept.note is not None:  # another agent's copy: no hash to check it against
                 print(f"tracetui: show: {neutralize_line(kept.note)}", file=sys.stderr)
-            _write(verified.chunks(start, end))
+            try:
+                _write(verified.chunks(start, end))
+            except BrokenPipeError:
+                raise  # `show … | head`: the reader left (the entry point exits 0)
+            except OSError as exc:  # a full disk: never a cut file and exit 0
+                why = f"cannot write the output: {exc.strerror or exc}"
+                line = neutralize_line(f"{stream} of {who} not printed whole: {why}")
+                print(f"tracetui: show: {line}", file=sys.stderr)
+                return 1
     except NotKept as exc:
         line = neutralize_line(f"{stream} of {who} not shown: {exc}")
         print(f"tracetui: show: {line}", file=sys.stderr)
@@ -102,7 +112,7 @@ def _write(chunks: Iterable[bytes]) -> None:
     out: BinaryIO = sys.stdout.buffer
     if not sys.stdout.isatty():
         for chunk in chunks:
-            out.write(chunk)
+            _write_all(out, chunk)
         out.flush()
         return
     from tracetui.model.text import neutralize
@@ -110,6 +120,18 @@ def _write(chunks: Iterable[bytes]) -> None:
     # surrogateescape keeps undecodable bytes apart; neutralize() shows them as \xNN.
     decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
     for chunk in chunks:
-        out.write(neutralize(decoder.decode(chunk)).encode("utf-8"))
-    out.write(neutralize(decoder.decode(b"", final=True)).encode("utf-8"))
+        _write_all(out, neutralize(decoder.decode(chunk)).encode("utf-8"))
+    _write_all(out, neutralize(decoder.decode(b"", final=True)).encode("utf-8"))
     out.flush()
+
+
+def _write_all(out: BinaryIO, data: bytes) -> None:
+    """Write all of ``data``. A buffered stdout may take only part of a chunk bigger than its
+    buffer when the disk fills (it returns the count, raising nothing): write the rest again,
+    which raises the error, so that a cut output is never reported as printed."""
+    view = memoryview(data)
+    while view:
+        n = out.write(view)
+        if not n:
+            raise OSError(errno.EIO, "the output took no more bytes")
+        view = view[n:]
