@@ -3,8 +3,8 @@
     .venv/bin/python screenshots/make_screenshots.py
 
 Each shot opens the run headless (``App.run_test``), waits for the index, does what a person
-would do (keys), and saves the screen. Nothing depends on the clock, so the SVGs only change
-when the viewer or the sample runs do.
+would do (keys), and saves the screen. Nothing depends on the clock or on the user's state folder
+(re-runs made with ``r``), so the SVGs only change when the viewer or the sample runs do.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "screenshots")
@@ -118,6 +119,9 @@ SHOTS: list[tuple] = [  # (name, size, setup[, run])
 
 def main() -> int:
     os.chdir(ROOT)  # run names in the header are relative: same SVG wherever the repo lives
+    # The samples' re-runs live in the user's state folder (store/sidecars.py): a re-run once
+    # made there with `r` would add its row to every shot. A private, empty one keeps them out.
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="tracetui-shots-")
     sys.path.insert(0, ROOT)
     if not os.path.isdir(RUN):
         print(f"{RUN} is missing (sample_runs/make_samples.py makes it)", file=sys.stderr)

@@ -81,3 +81,21 @@ async def test_claude_code_cut_is_said_in_the_unit_it_was_counted_in(
 )
 def test_long_durations_fit_five_columns_and_say_their_unit(hours: float, shown: str) -> None:
     assert fmt_duration(hours * 3600 * 1000) == shown
+
+
+async def test_unseen_clip_marker_reads_as_a_sentence() -> None:
+    from textual.widgets import Static
+
+    from tracetui.ui.screens.unseen import UnseenScreen
+
+    sample = Path(__file__).resolve().parents[2] / "sample_runs" / "flaky-billing"
+    app = TraceApp(open_paths([str(sample)]), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.select_row(2)  # pytest, stdout cut at its head: 16,014 bytes never shown
+        await pilot.pause()
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, UnseenScreen)
+        first = str(app.screen.query_one("#unseen-body", Static).content).splitlines()[0]
+        assert first == "▲ the agent's view ended here: it never saw anything below"

@@ -178,7 +178,7 @@ class UnseenScreen(Screen[None]):
         match = theme_style(variables, "bold $tt-on-warning on $warning")
         text = Text()
         if page.start == 0 and clip in ("head", "head_tail"):
-            text.append("▲ the agent's view ended here: everything below it never saw\n", "reverse")
+            text.append("▲ the agent's view ended here: it never saw anything below\n", "reverse")
         for number, line in enumerate(page.lines):
             shown = neutralize(line.decode("utf-8", "surrogateescape")).replace("\n", "")
             row = Text(shown)
@@ -190,7 +190,7 @@ class UnseenScreen(Screen[None]):
             if number + 1 < len(page.lines):
                 text.append("\n")
         if page.end >= pages.size and clip in ("tail", "head_tail"):
-            text.append("\n▼ the agent's view began here: everything above it never saw", "reverse")
+            text.append("\n▼ the agent's view began here: it never saw anything above", "reverse")
         if page.end >= pages.size and clip == "head":
             text.append("\n■ end of the stream", faint)
         self.query_one("#unseen-body", Static).update(text)
