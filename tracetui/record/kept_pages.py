@@ -3,7 +3,7 @@
 :meth:`UnseenPages.load` checks a kept stream against its hash (:mod:`tracetui.record.kept_read`)
 and copies the bytes the agent never saw to a private temp file (0600, removed on
 :meth:`~UnseenPages.close`), so that pages can be read at any offset with ``pread``: a gzip file
-can only be read forward. Every call reads a bounded number of bytes, so memory stays bounded
+can only be read forward. The copy is refused, one line, rather than fill the temp folder. Every call reads a bounded number of bytes, so memory stays bounded
 whatever the size of the stream; a line longer than :data:`LINE_LIMIT` is shown as several.
 """
 
@@ -14,13 +14,34 @@ import os
 import tempfile
 from dataclasses import dataclass
 
-from tracetui.record.kept_read import KeptStream, open_verified
+from tracetui.record.kept_read import KeptStream, NotKept, open_verified
 
 LINE_LIMIT = 4096
 """Bytes of one displayed line; a longer line continues on the next."""
 SEARCH_CHUNK = 1 << 20
+TEMP_RESERVE = 64 << 20
+"""Bytes the copy of the unseen part leaves free in the temp folder."""
 ANCHOR_LINES = 64
 """How many line pieces back :meth:`UnseenPages.back` looks for the start of a long line."""
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _check_room(fd: int, need: int, where: str) -> None:
+    """Refuse a copy of ``need`` bytes that would leave the temp folder with less than
+    :data:`TEMP_RESERVE` free (a bomb of a kept file must not fill the disk)."""
+    try:
+        st = os.fstatvfs(fd)
+    except OSError:
+        return  # nothing to measure with: the writes will say if the disk fills
+    free = st.f_bavail * st.f_frsize
+    if need > free - TEMP_RESERVE:
+        raise NotKept(
+            f"its {need:,} unseen bytes would not fit in the temp folder {where} "
+            f"({free:,} bytes free; set TMPDIR to a larger one)"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,16 +67,31 @@ class UnseenPages:
 
     @classmethod
     def load(cls, kept: KeptStream) -> UnseenPages:
-        """Check ``kept`` whole and copy its unseen range; raises ``NotKept`` / ``KeptMismatch``."""
-        fd, path = tempfile.mkstemp(prefix="tracetui-unseen-")
+        """Check ``kept`` whole and copy its unseen range; raises ``NotKept`` / ``KeptMismatch``.
+
+        The copy never fills the temp folder: a range bigger than its free space (less
+        :data:`TEMP_RESERVE`) is refused before anything is written, and a write that fails
+        (the disk filled meanwhile, the folder cannot be written) is a ``NotKept`` too.
+        """
+        where = tempfile.gettempdir()
+        try:
+            fd, path = tempfile.mkstemp(prefix="tracetui-unseen-")
+        except OSError as exc:
+            raise NotKept(f"cannot copy it to the temp folder {where}: {_why(exc)}") from None
         os.unlink(path)  # only the descriptor remains: nothing to clean up if we die
         try:
+            _check_room(fd, kept.unseen, where)
             with open_verified(kept) as verified:
                 size = 0
                 for chunk in verified.chunks(kept.unseen_start, kept.unseen_end):
                     view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(fd, view) :]
+                    try:
+                        while view:
+                            view = view[os.write(fd, view) :]
+                    except OSError as exc:
+                        raise NotKept(
+                            f"cannot copy it to the temp folder {where}: {_why(exc)}"
+                        ) from None
                     size += len(chunk)
         except BaseException:
             os.close(fd)

@@ -1,0 +1,106 @@
+"""The viewer's ``u`` copy of the unseen bytes (record/kept_pages.py) on a hostile temp folder.
+
+Before: the copy was written with no check of the room left and no handling of a failed write.
+A full temp disk (or a TMPDIR that is a file) raised OSError in the screen's worker, which
+catches only NotKept: the screen stayed on "checking the kept bytes…" for good, and a kept file
+that decompresses to gigabytes (its hash recorded to match) filled the temp disk first.
+Now each is a NotKept with one line, the screen says it, and the descriptor is closed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+import pytest
+
+from tracetui.record.kept_pages import TEMP_RESERVE, UnseenPages
+from tracetui.record.kept_read import KeptStream, NotKept, find_kept
+from tracetui.record.recorder import run_with_feedback
+
+PY = sys.executable
+
+
+def kept_stream(tmp_path: Path) -> KeptStream:
+    code = "import sys; sys.stdout.write('line\\n' * 20_000)"
+    run_with_feedback([PY, "-c", code], log=tmp_path / "B", cap=100)
+    raw = orjson.loads((tmp_path / "B").read_bytes().splitlines()[-1])
+    return find_kept(str(tmp_path / "B"), raw, "stdout")
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def disk_full(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    real = os.write
+
+    def write(fd: int, data: Any) -> int:
+        if fd > 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    return f"cannot copy it to the temp folder {tempfile.gettempdir()}: No space left on device"
+
+
+def little_room(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    free = TEMP_RESERVE + 50_000  # less than the 99,900 unseen bytes past the reserve
+    room = SimpleNamespace(f_bavail=free // 512, f_frsize=512)
+    monkeypatch.setattr(os, "fstatvfs", lambda fd: room)
+    return (
+        f"its 99,900 unseen bytes would not fit in the temp folder {tempfile.gettempdir()} "
+        f"({free // 512 * 512:,} bytes free; set TMPDIR to a larger one)"
+    )
+
+
+def tmpdir_a_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    folder = tmp_path / "not-a-folder"
+    folder.write_text("x")
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return f"cannot copy it to the temp folder {folder}: Not a directory"
+
+
+CASES: list[tuple[str, Callable[[pytest.MonkeyPatch, Path], str]]] = [
+    ("disk-full", disk_full),
+    ("less-room-than-the-unseen-bytes", little_room),
+    ("TMPDIR-is-a-file", tmpdir_a_file),
+]
+
+
+@pytest.mark.parametrize("spoil", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_copy_that_cannot_be_made_is_one_line_not_a_stuck_screen(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spoil: Callable[[pytest.MonkeyPatch, Path], str],
+) -> None:
+    kept = kept_stream(tmp_path)
+    assert kept.unseen == 99_900
+    before = open_fds()
+    with monkeypatch.context() as patch:
+        expected = spoil(patch, tmp_path)
+        with pytest.raises(NotKept) as raised:
+            UnseenPages.load(kept)
+    assert str(raised.value) == expected
+    assert open_fds() == before  # the temp copy's descriptor is closed
+
+
+def test_enough_room_copies_the_unseen_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = kept_stream(tmp_path)
+    room = SimpleNamespace(f_bavail=(TEMP_RESERVE + 99_900) // 512 + 1, f_frsize=512)
+    monkeypatch.setattr(os, "fstatvfs", lambda fd: room)
+    pages = UnseenPages.load(kept)
+    try:
+        assert pages.size == 99_900
+        assert pages.page(0, 2).lines == [b"line", b"line"]  # the head saw 20 whole lines
+    finally:
+        pages.close()
