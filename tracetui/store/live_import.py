@@ -105,7 +105,7 @@ class ImportSink:
         out: list[int] = []
         for record in records:
             data = encode(record)
-            os.write(self._fd, data + b"\n")  # unbuffered: the index may read the row at once
+            self._write_line(data + b"\n")  # unbuffered: the index may read the row at once
             self._lines += 1
             raw = RawLine(self._lines, self._size, len(data), data)
             self._size += len(data) + 1
@@ -114,6 +114,20 @@ class ImportSink:
             if row is not None:
                 out.append(row)
         return out
+
+    def _write_line(self, line: bytes) -> None:
+        """Write all of ``line`` at the end of the copy, or nothing: a disk that fills takes part
+        of a write (the rest is written again, which raises), and a part left behind would move
+        every later row away from the offset its row says. The copy is cut back, then the
+        error goes to the caller (the follower notes it)."""
+        view = memoryview(line)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError:
+            os.ftruncate(self._fd, self._size)
+            os.lseek(self._fd, self._size, os.SEEK_SET)
+            raise
 
     def close(self) -> None:
         """Stop writing (the index, and its rows, stay readable until it is closed)."""
