@@ -28,29 +28,23 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tracetui.importers._common import (
-    NO_CODE,
     InOrder,
     Problems,
     as_dict,
-    as_int,
     as_list,
     base_record,
-    duration_ms,
     guarded,
     iter_jsonl,
     load_json,
     one_line,
     open_bytes,
-    set_exit,
     set_no_result,
-    set_output,
-    set_source_ok,
     shell_argv,
     text_of,
     tool_argv,
 )
+from tracetui.importers.openhands_v1_results import SHELL_TOOLS, result
 from tracetui.importers.protocol import DOCUMENT, FOLDER, LINES, NO, Format, Head
-from tracetui.model.markers import find_marker
 
 FORMAT = "openhands-v1"
 
@@ -81,14 +75,8 @@ bigger than the head (a system prompt with its tools) the kind may not be in it.
 EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9A-Za-z\-]{8,}\.json$")
 """The SDK's name for one event's file in a conversation's ``events/`` folder."""
 _RESULTS = {"ObservationEvent", "AgentErrorEvent", "UserRejectObservation"}
-_SHELL_TOOLS = {"terminal", "execute_bash", "bash"}
 _SHELL_ACTIONS = {"TerminalAction", "ExecuteBashAction", "BashAction"}
-_MARKED_TOOLS = _SHELL_TOOLS | {"file_editor", "str_replace_editor"}
-"""Tools whose every cut carries a notice: an unmarked output from them was shown whole."""
 _NOT_TOOLS = {"finish", "think"}
-_CLIP_NOTE = re.compile(r"<response clipped><NOTE>Due to the max output limit.*?</NOTE>", re.S)
-_SAVED_TO = re.compile(r"The complete output has been saved to (\S+) - ")
-_PATH_CHARS = 4096
 _FIRST_LINE = 1 << 22
 """Bytes of a first line read to tell a line-by-line trace from a document (a system prompt
 event with its tools can be large)."""
@@ -279,7 +267,7 @@ class Conversation:
             if rec is None or not rec.get("_open"):
                 return []  # a result for no call we hold (a finish/think, or a duplicate)
             rec.pop("_open")
-            _result(rec, ev)
+            result(rec, ev)
             if str(ev.get("id")) in forgotten:
                 rec["forgotten_by_condenser"] = True
             return [_clean(r) for r in self.calls.finish(key or "")]
@@ -306,7 +294,7 @@ class Conversation:
         args = {k: v for k, v in action.items() if k != "kind"} or _arguments(ev)
         command = args.get("command")
         shell = isinstance(command, str) and (
-            tool in _SHELL_TOOLS or action.get("kind") in _SHELL_ACTIONS
+            tool in SHELL_TOOLS or action.get("kind") in _SHELL_ACTIONS
         )
         is_input = args.get("is_input") in (True, "true", "True")
         argv = shell_argv(str(command)) if shell else tool_argv(tool, args)
@@ -448,110 +436,6 @@ def first_line_shape(path: str, is_event: Callable[[dict[str, Any]], bool]) -> s
 
 def _shape(path: str) -> str | None:
     return first_line_shape(path, lambda obj: is_v1_line(obj) or "kind" in obj)
-
-
-# ------------------------------------------------------------------------------------ results
-def _result(rec: dict[str, Any], ev: dict[str, Any]) -> None:
-    """Fill a call's output and exit from the event that answered it."""
-    rec["duration_ms"] = duration_ms(rec["started_at"], ev.get("timestamp"))
-    kind = ev.get("kind")
-    if kind == "AgentErrorEvent":
-        err = ev.get("error")
-        text = err if isinstance(err, str) else text_of(err)
-        set_output(rec, text)
-        set_exit(rec, None, _why("OpenHands reported an error", text))
-        set_source_ok(rec, False, "AgentErrorEvent")
-        return
-    if kind == "UserRejectObservation":
-        reason = one_line(ev.get("rejection_reason")) or "no reason given"
-        by = one_line(ev.get("rejection_source"), 20) or "user"
-        set_output(rec, f"Action rejected: {reason}", complete=True)
-        set_exit(rec, None, f"not run: rejected by the {by}: {reason}")
-        rec["not_executed"] = True
-        return
-    obs = as_dict(ev.get("observation"))
-    meta = as_dict(obs.get("metadata"))
-    text = text_of(obs.get("content")) if "content" in obs else text_of(obs.get("output"))
-    prefix, suffix = _text(meta.get("prefix")), _text(meta.get("suffix"))
-    preview = prefix + text + suffix
-    shell = bool(rec.get("_shell"))
-    _set_preview(rec, preview, complete=rec["tool_name"] in _MARKED_TOOLS or shell)
-    if isinstance(rec.get("full_output_file"), str):
-        # Where the whole output is, and what OpenHands put around it in the model's view.
-        rec["stdout_kept_by_agent"] = {
-            "path": rec["full_output_file"],
-            "around": [len(prefix), len(suffix)],
-        }
-    save_dir = obs.get("full_output_save_dir")
-    if isinstance(save_dir, str) and save_dir:
-        rec["full_output_save_dir"] = save_dir[:_PATH_CHARS]
-    if isinstance(meta.get("working_dir"), str) and rec["cwd"] is None:
-        rec["cwd"] = meta["working_dir"]
-    failed = obs.get("is_error") is True or obs.get("error") is True
-    if not shell:
-        if failed:
-            set_exit(rec, None, _why(NO_CODE, text))
-            set_source_ok(rec, False, "is_error: true")
-        else:
-            set_exit(rec, 0)
-            set_source_ok(rec, True, "is_error: false")
-        return
-    # The top-level code, when the key is there (null included): metadata's defaults to -1.
-    code = as_int(obs["exit_code"]) if "exit_code" in obs else as_int(meta.get("exit_code"))
-    if obs.get("timeout") is True:
-        rec["timed_out"] = True
-    if failed:
-        set_source_ok(rec, False, "is_error: true")
-    if code is not None and code != -1:
-        set_exit(rec, code)
-    elif code == -1:
-        error, note = _unfinished(suffix, obs.get("timeout") is True)
-        set_exit(rec, None, error)
-        if note:
-            rec["exit_note"] = note
-    elif failed:
-        set_exit(rec, None, _why(NO_CODE, text))
-    else:
-        set_exit(rec, None)  # no code and no error: exit unknown
-
-
-def _set_preview(rec: dict[str, Any], preview: str, *, complete: bool) -> None:
-    """The stdout facts; the SDK's clip notice keeps the head and the tail (a middle cut)."""
-    marker = find_marker(preview)
-    note = _CLIP_NOTE.search(preview) if marker is not None else None
-    if note is not None and marker is not None and marker.start == note.start():
-        tail = preview[note.end() :]
-        cut = "head_tail" if tail.strip() else "head"
-        set_output(rec, preview, cut=cut, windows=(preview[: note.start()], tail))
-        saved = _SAVED_TO.search(note.group(0))
-        if saved:
-            rec["full_output_file"] = saved.group(1)[:_PATH_CHARS]
-        return
-    set_output(rec, preview, complete=complete)
-
-
-def _unfinished(suffix: str, timed_out: bool) -> tuple[str | None, str | None]:
-    """Why a ``-1`` is no exit status, from the notice OpenHands put after the output: an
-    ``(error, note)`` pair. An interrupt stopped the command: the format flags the call. A
-    timeout or a quiet spell only ends OpenHands' wait (the command keeps running, the model
-    may read more of it later): its exit is unknown, and the note says why."""
-    if "interrupted" in suffix:
-        return "interrupted: the command got SIGINT before it finished (no exit code)", None
-    if timed_out or "timed out" in suffix:
-        return (
-            None,
-            "no exit code: the command timed out, still running when OpenHands stopped waiting",
-        )
-    return None, "no exit code: the command was still running (no new output for a while)"
-
-
-def _why(lead: str, text: str) -> str:
-    line = one_line(text)
-    return f"{lead}: {line}" if line else lead
-
-
-def _text(v: Any) -> str:
-    return v if isinstance(v, str) else ""
 
 
 # ``generic``: the bare ``<response clipped>`` that starts OpenHands' clip notices.
