@@ -201,6 +201,7 @@ def test_a_v1_events_folder_grown_file_by_file(tmp_path: Path) -> None:
     (events / event_name(0)).write_bytes(jl(v1_prompt()))
     w = Watch(events)
     assert w.f.shape == FOLDER and w.f.by_line
+    assert w.f.folder == str(events)  # watched itself: tail and the viewer wait on it
     script: list[Step] = [
         *halves(event_name(1), jl(v1_call(1, "ls"))),
         expect([], ["call_1"]),

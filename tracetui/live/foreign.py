@@ -84,6 +84,7 @@ class ForeignFollower:
         self.fmt = run.source_format
         self.path = run.base
         self.folder = run.folder
+        """The folder to watch for changes (the trace's own, for a folder of event files)."""
         self.on_rows = on_rows
         self.on_note = on_note
         self.on_reset = on_reset
@@ -109,6 +110,8 @@ class ForeignFollower:
         """LINES, FOLDER or DOCUMENT (:mod:`tracetui.importers.protocol`); None until told."""
         self.by_line = self.shape in (LINES, FOLDER)
         """Fed incrementally (line by line, or file by file for a folder of events)."""
+        if self.shape == FOLDER:
+            self.folder = os.path.abspath(run.base)  # its new files are what changes
         self._retired: list[ImportSink] = []
         self._reset_due = False
         self._before: dict[bytes, int] = {}
@@ -417,8 +420,7 @@ class ForeignFollower:
         """Follow in a background thread until :meth:`stop`; callbacks run on that thread."""
         if self._thread is not None:
             return
-        # A folder of events is watched itself: its new files are what changes.
-        self._waiter = waiter or make_waiter([self.path if self.shape == FOLDER else self.folder])
+        self._waiter = waiter or make_waiter([self.folder])
         self._stop.clear()
         self._thread = threading.Thread(
             target=self._loop, args=(self._waiter,), name="tracetui-follow-foreign", daemon=True
