@@ -99,3 +99,26 @@ async def test_unseen_clip_marker_reads_as_a_sentence() -> None:
         assert isinstance(app.screen, UnseenScreen)
         first = str(app.screen.query_one("#unseen-body", Static).content).splitlines()[0]
         assert first == "▲ the agent's view ended here: it never saw anything below"
+
+
+async def test_80_column_header_keeps_the_live_state_beside_a_running_call(tmp_path: Path) -> None:
+    from tracetui.ui.widgets.run_header import RunHeader
+
+    path = tmp_path / "a-claude-code-session-with-a-long-name.jsonl"
+    path.write_bytes(
+        line(cc_prompt())
+        + line(cc_call(1, "ls", message="m1"))
+        + line(cc_result(1, "README.md"))
+        + line(cc_call(2, "sleep 600", message="m2"))
+    )
+    app = TraceApp(open_paths([str(path)]), follow=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = app.query_one(RunHeader)
+        for _ in range(500):
+            if "1 running" in header.content.plain:  # type: ignore[union-attr]
+                break
+            await pilot.pause(0.01)
+        shown = header.content.plain  # type: ignore[union-attr]
+        assert shown.endswith("· claude-code · 1 span · 1 running   LIVE ")
+        assert len(shown) <= 80

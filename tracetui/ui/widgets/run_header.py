@@ -95,16 +95,20 @@ class RunHeader(Static):
             t = self._line(short=True)  # 80 columns: abbreviated facts, still one line
         if width and t.cell_len > width:
             t = self._line(short=True, room=width)  # then the name gives up its start
+        if width and t.cell_len > width:
+            # Last, the zero counts go: the live state and the "N new" hint must stay in sight.
+            t = self._line(short=True, room=width, terse=True)
         if t == self._shown:
             return
         self._shown = t
         # One line high whatever it says (tracetui.tcss): no layout of the screen for it.
         self.update(t, layout=False)
 
-    def _line(self, *, short: bool, room: int = 0) -> Text:
-        """The header's one line; ``short`` abbreviates the facts, ``room`` also crops the name."""
+    def _line(self, *, short: bool, room: int = 0, terse: bool = False) -> Text:
+        """The header's one line; ``short`` abbreviates the facts, ``room`` also crops the name,
+        ``terse`` leaves out the counts that are zero."""
         t = Text(no_wrap=True, overflow="ellipsis")
-        tail = self._facts_text(short)
+        tail = self._facts_text(short, terse)
         name = neutralize_line(self.name_text)
         if room:
             keep = max(8, room - tail.cell_len)
@@ -114,14 +118,14 @@ class RunHeader(Static):
         t.append_text(tail)
         return t
 
-    def _facts_text(self, short: bool) -> Text:
+    def _facts_text(self, short: bool, terse: bool = False) -> Text:
         t = Text()
         ix = self.index
         if ix is not None:
             s = ix.snapshot().stats  # totals that agree, while the follower appends
             # Only members still on disk: one rotated past the keep count is gone (readable "").
             files = sum(1 for m in ix.members if m.member.number >= 0 and m.readable)
-            facts = _short_facts(s, files) if short else _full_facts(s, files)
+            facts = _short_facts(s, files, terse) if short else _full_facts(s, files)
             if self.running:
                 # Beside the spans: calls under way are not spans yet, nor failures.
                 at = next(i for i, (text, _) in enumerate(facts) if " span" in text) + 1
@@ -160,17 +164,21 @@ def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
     ]
 
 
-def _short_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
-    """The same facts for 80 columns: a lone file and no bad lines go unsaid, sizes abbreviated."""
+def _short_facts(s: RunStats, files: int, terse: bool = False) -> list[tuple[str, str]]:
+    """The same facts for 80 columns: a lone file and no bad lines go unsaid, sizes abbreviated;
+    ``terse``: no failures, no cuts and nothing hidden go unsaid too."""
     facts: list[tuple[str, str]] = []
     if files != 1:
         facts.append((_plural(files, "file"), ""))
     facts.append((_plural(s.spans, "span"), ""))
-    facts.append((f"{s.failed:,} failed", "failed" if s.failed else "dim"))
+    if s.failed or not terse:
+        facts.append((f"{s.failed:,} failed", "failed" if s.failed else "dim"))
     if s.exit_unknown:
         facts.append((f"{s.exit_unknown:,} exit ?", "dim"))
-    facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
-    facts.append((f"{fmt_size(s.hidden_bytes)}B hidden", "trunc" if s.hidden_bytes else "dim"))
+    if s.truncated or not terse:
+        facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
+    if s.hidden_bytes or not terse:
+        facts.append((f"{fmt_size(s.hidden_bytes)}B hidden", "trunc" if s.hidden_bytes else "dim"))
     if s.bad_lines:
         facts.append((f"{s.bad_lines:,} bad", "bad"))
     return facts
