@@ -384,3 +384,19 @@ def test_the_fixture_output_jsonl_fed_is_its_whole_conversion() -> None:
     fed = list(feed_file(StreamFeeder(path, Problems()), path, Problems()))
     assert fed == list(importers.convert(path, "openhands"))
     assert fed
+
+
+def test_a_first_line_still_being_written_decides_nothing_yet(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    data = jl(v1_call(1, "ls"))
+    path.write_bytes(data[:60])  # the kind is in the head already: it sniffs as V1
+    w = Watch(path)
+    assert w.f.run.source_format == "openhands-v1" and w.f.shape is None
+    w.poll()
+    assert w.f.shape is None and w.f.unsettled and w.rows == [] and w.running() == []
+    with open(path, "ab") as fh:
+        fh.write(data[60:] + jl(v1_result(1, "README.md", 0)))
+    w.poll()
+    assert w.f.shape == LINES and w.f.by_line
+    assert w.rows == ["call_1"] and w.notes == []
+    w.f.stop()
