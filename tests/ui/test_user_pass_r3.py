@@ -122,3 +122,25 @@ async def test_80_column_header_keeps_the_live_state_beside_a_running_call(tmp_p
         shown = header.content.plain  # type: ignore[union-attr]
         assert shown.endswith("· claude-code · 1 span · 1 running   LIVE ")
         assert len(shown) <= 80
+
+
+async def test_y_before_the_end_does_not_blame_an_argv_in_plain_sight(tmp_path: Path) -> None:
+    """At 80×24 a short argv is on screen while the note on where the re-run goes is below it."""
+    from tracetui.ui.screens.confirm_rerun import ConfirmRerun
+
+    sample = Path(__file__).resolve().parents[2] / "sample_runs" / "flaky-billing"
+    app = TraceApp(open_paths([str(sample)]), follow=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ConfirmRerun)
+        assert screen.facts_scroll.max_scroll_y > 0  # the facts do not fit: y is refused
+        await pilot.press("y")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert said == ["scroll to the end first: not all of it was on screen"]
+        hint = str(screen.query_one("#confirm-hint").render())
+        assert hint == "Scroll to the end first: not all of it was on screen (↓ PgDn End)."
+        await pilot.press("escape")

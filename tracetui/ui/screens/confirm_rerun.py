@@ -8,7 +8,7 @@ top name an inline script (``sh -c``, ``python -c``, ``perl -e``…) and a long 
 
 Nothing runs that could not be seen: the facts scroll (arrows, PgUp/PgDn, Home/End), and until
 they have been scrolled to their end (or fit in the window) the Run button is disabled and
-``y`` only says "scroll to the end of the argv first". It returns True only for an explicit
+``y`` only says "scroll to the end first". It returns True only for an explicit
 "Run" (``y`` or the Run button); Cancel has the focus, so a stray Enter runs nothing.
 :func:`start_rerun` is the guard in front of it: rows that cannot be re-run get a notice and
 no modal. It is handed the app as a :class:`~tracetui.ui.host.ViewerHost` (this module never
@@ -38,8 +38,9 @@ from tracetui.ui.host import ViewerHost
 from tracetui.ui.palette import theme_style
 from tracetui.ui.widgets.rerun_pane import DEFAULT_TIMEOUT, current_pane, open_pane
 
-NOT_SEEN = "scroll to the end of the argv first"
-"""What ``y`` says while part of the argv has not been on screen."""
+NOT_SEEN = "scroll to the end first: not all of it was on screen"
+"""What ``y`` says while part of the facts (the argv, or what follows it: at 80×24 the argv may
+be in sight and the note on where the re-run is recorded below it) has not been on screen."""
 _CHROME_ROWS = 11
 """Rows of the modal around the facts and warnings: border 2, title 2, hint 2, buttons 4, 1 spare
 (tracetui.tcss; the box is at most 90% of the window high, 90 columns or 95% wide)."""
@@ -116,7 +117,7 @@ _SCROLL_KEYS = (
     ("pageup", "page_up", "Scroll the argv up one page"),
     ("pagedown", "page_down", "Scroll the argv down one page"),
     ("home", "home", "Scroll to the start of the argv"),
-    ("end", "end", "Scroll to the end of the argv"),
+    ("end", "end", "Scroll to the end"),
 )
 
 
@@ -229,7 +230,7 @@ class ConfirmRerun(ModalScreen[bool]):
                 Text("You have seen all of it: y runs it, n or Esc cancels.", self._faint())
             )
         elif refused:
-            hint.update(Text(f"{NOT_SEEN.capitalize()}: ↓ PgDn or End scroll it.", "bold"))
+            hint.update(Text(f"{NOT_SEEN.capitalize()} (↓ PgDn End).", "bold"))
         else:
             hint.update(
                 Text("↓ PgDn End: read it to its end; Run is enabled there.", self._faint())
