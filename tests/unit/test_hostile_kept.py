@@ -13,6 +13,7 @@ import errno
 import os
 import sys
 import tempfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +23,7 @@ import orjson
 import pytest
 
 from tracetui.record.kept_pages import TEMP_RESERVE, UnseenPages
-from tracetui.record.kept_read import KeptStream, NotKept, find_kept
+from tracetui.record.kept_read import KeptMismatch, KeptStream, NotKept, find_kept, open_verified
 from tracetui.record.recorder import run_with_feedback
 
 PY = sys.executable
@@ -104,3 +105,26 @@ def test_enough_room_copies_the_unseen_bytes(
         assert pages.page(0, 2).lines == [b"line", b"line"]  # the head saw 20 whole lines
     finally:
         pages.close()
+
+
+def test_a_record_claiming_more_than_its_file_can_hold_is_refused_unread(
+    tmp_path: Path,
+) -> None:
+    """A bomb (64 MiB of NULs in ~64 KiB) under a record claiming 2**40 bytes: it was
+    decompressed to its end before the hash was found wrong (a 4 GiB one took 12.9 s); now the
+    file's size alone refuses it, before any byte is decompressed."""
+    sha = "ab" * 32
+    folder = tmp_path / "B.kept"
+    folder.mkdir(mode=0o700)
+    zipper = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb = b"".join(zipper.compress(bytes(1 << 20)) for _ in range(64)) + zipper.flush()
+    (folder / f"{sha}.gz").write_bytes(bomb)
+    claim = 1 << 40
+    raw = {"stdout_kept": {"sha256": sha, "bytes": claim, "unseen_start": 0, "unseen_end": claim}}
+    kept = find_kept(str(tmp_path / "B"), raw, "stdout")
+    with pytest.raises(KeptMismatch) as raised, open_verified(kept):
+        pass
+    assert str(raised.value) == (
+        f"{folder}/{sha}.gz does not match the hash in its record (changed?): its "
+        f"{len(bomb):,} bytes cannot hold the {claim:,} the record says"
+    )

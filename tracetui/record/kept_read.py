@@ -34,6 +34,8 @@ from tracetui.record.kept_errors import NotKept as NotKept
 from tracetui.record.kept_imported import AgentKept, find_agent_kept
 
 CHUNK = 1 << 20
+MAX_RATIO = 1032
+"""The most deflate expands: one 258-byte match per bit at best, so 1,032 bytes per byte."""
 _SHA = re.compile(r"\A[0-9a-f]{64}\Z")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -108,7 +110,7 @@ def find_kept(
     folder = kept_dir(os.path.abspath(base))
     name = sha + FILE_SUFFIX
     where = os.path.join(folder, name)
-    opener = None if size == 0 else (lambda: _open_store_file(folder, name))
+    opener = None if size == 0 else (lambda: _open_store_file(folder, name, size))
     return KeptStream(sha, size, start, end, where, opener)
 
 
@@ -126,8 +128,12 @@ def _from_agent(found: AgentKept) -> KeptStream:
     )
 
 
-def _open_store_file(folder: str, name: str) -> IO[bytes]:
-    """The decompressed bytes of ``folder/name``; no link followed at either step."""
+def _open_store_file(folder: str, name: str, size: int) -> IO[bytes]:
+    """The decompressed bytes of ``folder/name``; no link followed at either step.
+
+    A file too small to decompress to the ``size`` its record says is refused before it is
+    read: deflate never expands more than :data:`MAX_RATIO` times, so it cannot match, and a
+    record claiming exabytes would otherwise have its file (a bomb) decompressed to the end."""
     where = os.path.join(folder, name)
     try:
         dir_fd = os.open(folder, _DIR_FLAGS)
@@ -149,9 +155,16 @@ def _open_store_file(folder: str, name: str) -> IO[bytes]:
         raise NotKept(f"{where}: {exc.strerror or exc}") from None
     finally:
         os.close(dir_fd)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise NotKept(f"{where}: refused, it is not a regular file")
+    if size > st.st_size * MAX_RATIO:
+        os.close(fd)
+        raise KeptMismatch(
+            f"{where} does not match the hash in its record (changed?): its {st.st_size:,} "
+            f"bytes cannot hold the {size:,} the record says"
+        )
     return cast(IO[bytes], _OwnedGzip(os.fdopen(fd, "rb")))
 
 
