@@ -400,3 +400,15 @@ def test_a_first_line_still_being_written_decides_nothing_yet(tmp_path: Path) ->
     assert w.f.shape == LINES and w.f.by_line
     assert w.rows == ["call_1"] and w.notes == []
     w.f.stop()
+
+
+def test_one_event_line_so_far_reads_as_the_follower_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(jl(v1_call(1, "sleep 100")))
+    w = Watch(path)
+    w.poll()
+    assert w.running() == ["call_1"]
+    assert w.f.finish() == 1
+    whole = comparable(list(openhands_v1.convert(str(path), Problems())))
+    assert w.records() == whole and whole[0]["source_line"] == 1
+    w.f.stop()

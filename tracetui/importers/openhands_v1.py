@@ -148,19 +148,21 @@ def convert(path: str, problems: Problems) -> Iterator[dict[str, Any]]:
 
 
 def _is_json_lines(path: str) -> bool:
-    """Whether the file is JSON Lines: a complete JSON first line with more after it."""
+    """Whether the file is JSON Lines: a complete JSON first line with more after it, or one
+    event line ended by its newline (an event-lines file with one line so far: read as the
+    follower reads it, so both give the same records)."""
     import orjson
 
     with open_bytes(path) as fh:
         first = fh.readline()  # a document on one line is read whole below anyway
         rest = fh.read(4096)
-    if not rest.strip():
-        return False
     try:
-        orjson.loads(first)
+        obj = orjson.loads(first)
     except orjson.JSONDecodeError:
         return False
-    return True
+    if rest.strip():
+        return True
+    return first.endswith(b"\n") and isinstance(obj, dict) and obj.get("kind") in EVENT_KINDS
 
 
 def _events_of(data: Any) -> list[Any]:
