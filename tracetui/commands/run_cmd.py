@@ -9,6 +9,7 @@ command's, shell style (128+N for signal N, 127 not found, 126 not executable).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -204,8 +205,21 @@ def main(args: argparse.Namespace) -> int:
             f"tracetui run: cannot write the log {args.log}: {exc.strerror or exc}", file=sys.stderr
         )
         return 2
-    _emit(sys.stdout, result.stdout_view)
-    _emit(sys.stderr, result.stderr_view)
+    for name, stream, view in (
+        ("stdout", sys.stdout, result.stdout_view),
+        ("stderr", sys.stderr, result.stderr_view),
+    ):
+        try:
+            _emit(stream, view)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk under `> FILE`: the view the record holds was cut
+            print(
+                f"tracetui run: the capped {name} was not written whole: "
+                f"{exc.strerror or exc} (the record holds all of it)",
+                file=sys.stderr,
+            )
+            return 2
     if result.record["error"]:
         print(f"tracetui run: {result.record['error']}", file=sys.stderr)
     for problem in result.kept_problems:  # names files: neutralised
@@ -278,7 +292,14 @@ def _emit(stream: TextIO, text: str) -> None:
         return
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
-        buffer.write(text.encode("utf-8"))
+        # A buffered stream may take part of a write bigger than its buffer when the disk
+        # fills, returning the count without raising: write the rest again (that raises).
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            taken = buffer.write(view)
+            if not taken:
+                raise OSError(errno.EIO, "the output took no more bytes")
+            view = view[taken:]
         buffer.flush()
     else:  # a replaced sys.stdout (tests, embedding) without a byte buffer
         stream.write(text)
