@@ -144,3 +144,17 @@ async def test_y_before_the_end_does_not_blame_an_argv_in_plain_sight(tmp_path: 
         hint = str(screen.query_one("#confirm-hint").render())
         assert hint == "Scroll to the end first: not all of it was on screen (↓ PgDn End)."
         await pilot.press("escape")
+
+
+@pytest.mark.parametrize("width", [80, 160], ids=["short", "full"])
+async def test_cuts_of_unknown_size_are_not_zero_bytes_hidden(width: int) -> None:
+    """OpenHands' markers say that output was cut, not how much: the header must not say 0."""
+    from tracetui.ui.widgets.run_header import RunHeader
+
+    agents = Path(__file__).resolve().parents[1] / "data" / "agents"
+    app = TraceApp(open_paths([str(agents / "openhands_v1_events.json")]), follow=False)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        shown = app.query_one(RunHeader).content.plain  # type: ignore[union-attr]
+        assert "B hidden" not in shown
+        assert (" · 2 trunc · ? hidden" if width == 80 else " · 2 truncated · ? hidden") in shown

@@ -150,6 +150,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' if n != 1 else ''}"
 
 
+def _hidden_fact(s: RunStats, said: str) -> tuple[str, str]:
+    """The bytes hidden; ``? hidden`` when spans were cut but no cut says how much (markers with
+    no count, as OpenHands writes): ``0B hidden`` beside ``2 trunc`` would say nothing was."""
+    if s.truncated and not s.hidden_bytes:
+        return ("? hidden", "trunc")
+    return (said, "trunc" if s.hidden_bytes else "dim")
+
+
 def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
     """Every fact in words: ``1 file · 10 spans · 3 failed · …``."""
     return [
@@ -159,7 +167,7 @@ def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
         # Only where some exit was not recorded (another agent's format): never the error colour.
         *([(f"{s.exit_unknown:,} exit unknown", "dim")] if s.exit_unknown else []),
         (f"{s.truncated:,} truncated", "trunc" if s.truncated else "dim"),
-        (f"{s.hidden_bytes:,} B hidden", "trunc" if s.hidden_bytes else "dim"),
+        _hidden_fact(s, f"{s.hidden_bytes:,} B hidden"),
         (_plural(s.bad_lines, "bad line"), "bad" if s.bad_lines else "dim"),
     ]
 
@@ -177,8 +185,8 @@ def _short_facts(s: RunStats, files: int, terse: bool = False) -> list[tuple[str
         facts.append((f"{s.exit_unknown:,} exit ?", "dim"))
     if s.truncated or not terse:
         facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
-    if s.hidden_bytes or not terse:
-        facts.append((f"{fmt_size(s.hidden_bytes)}B hidden", "trunc" if s.hidden_bytes else "dim"))
+    if s.hidden_bytes or s.truncated or not terse:
+        facts.append(_hidden_fact(s, f"{fmt_size(s.hidden_bytes)}B hidden"))
     if s.bad_lines:
         facts.append((f"{s.bad_lines:,} bad", "bad"))
     return facts
