@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tracetui.record import kept
 from tracetui.record.kept_pages import TEMP_RESERVE, UnseenPages
 from tracetui.record.kept_read import KeptMismatch, KeptStream, NotKept, find_kept, open_verified
 from tracetui.record.recorder import run_with_feedback
@@ -127,4 +128,39 @@ def test_a_record_claiming_more_than_its_file_can_hold_is_refused_unread(
     assert str(raised.value) == (
         f"{folder}/{sha}.gz does not match the hash in its record (changed?): its "
         f"{len(bomb):,} bytes cannot hold the {claim:,} the record says"
+    )
+
+
+def gz_member(path: Path, size: int, sha: str) -> None:
+    """A gzip member: a record naming kept file ``sha`` after ``size`` bytes of NULs."""
+    zipper = zlib.compressobj(1, zlib.DEFLATED, 31)
+    record = b'{"stdout_kept":{"sha256":"' + sha.encode() + b'","bytes":1}}\n'
+    path.write_bytes(zipper.compress(bytes(size)) + zipper.compress(record) + zipper.flush())
+
+
+MEMBERS = [
+    ("under-the-limit", 1 << 20, {"cd" * 32}),
+    ("a-bomb-over-the-limit", 3 << 20, None),
+]
+
+
+@pytest.mark.parametrize(("size", "found"), [m[1:] for m in MEMBERS], ids=[m[0] for m in MEMBERS])
+def test_a_dropped_member_is_read_for_hashes_only_up_to_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, found: set[str] | None
+) -> None:
+    """Rotation reads the members it drops for the kept files only they name. A planted 4 MB
+    gzip bomb (4 GiB of NULs) as the dropped member was read to its end: 15.4 s added to the
+    agent's `tracetui run`. Past the limit it now stops with an OSError, and the caller
+    forgets nothing (the files are left to the budget)."""
+    monkeypatch.setattr(kept, "SCAN_LIMIT", 2 << 20)
+    member = tmp_path / "B.jsonl.4.gz"
+    gz_member(member, size, "cd" * 32)
+    if found is not None:
+        assert kept.hashes_in(str(member)) == found
+        return
+    with pytest.raises(OSError) as raised:
+        kept.hashes_in(str(member))
+    assert (raised.value.errno, str(raised.value)) == (
+        errno.EFBIG,
+        f"[Errno {errno.EFBIG}] over 2 MiB decompressed: '{member}'",
     )

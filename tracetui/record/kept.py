@@ -394,11 +394,15 @@ def _open_lock(path: str, dir_fd: int) -> int:
 
 _REFERENCE = re.compile(rb'"(?:stdout|stderr)_kept":\{"sha256":"([0-9a-f]{64})"')
 _OVERLAP = 256
+SCAN_LIMIT = 256 << 20
+"""Bytes of one member :func:`hashes_in` reads (decompressed) before giving up: members are
+rotated at ``--max-bytes``, so only a planted file (a gzip bomb) is bigger."""
 
 
 def hashes_in(path: str) -> set[str]:
     """The kept hashes the records of one run member refer to (a ``.gz`` member decompressed,
-    chunk by chunk). A missing member refers to none; one that cannot be read raises OSError."""
+    chunk by chunk). A missing member refers to none; one that cannot be read, or holds more
+    than :data:`SCAN_LIMIT` bytes, raises OSError (the caller then forgets nothing)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -410,6 +414,7 @@ def hashes_in(path: str) -> set[str]:
     raw = os.fdopen(fd, "rb")
     with raw, gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw as fh:
         carry = b""
+        seen = 0
         while True:
             try:
                 data = fh.read(1 << 20)
@@ -417,6 +422,9 @@ def hashes_in(path: str) -> set[str]:
                 raise OSError(errno.EIO, f"damaged gzip: {exc}", path) from None
             if not data:
                 break
+            seen += len(data)
+            if seen > SCAN_LIMIT:
+                raise OSError(errno.EFBIG, f"over {SCAN_LIMIT >> 20} MiB decompressed", path)
             text = carry + data
             found.update(m.group(1).decode() for m in _REFERENCE.finditer(text))
             carry = text[-_OVERLAP:]
