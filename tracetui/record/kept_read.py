@@ -36,6 +36,8 @@ from tracetui.record.kept_imported import AgentKept, find_agent_kept
 CHUNK = 1 << 20
 MAX_RATIO = 1032
 """The most deflate expands: one 258-byte match per bit at best, so 1,032 bytes per byte."""
+_GZIP_LEAST = 18
+"""Bytes of the smallest gzip file (header and trailer); a shorter one is read, and damaged."""
 _SHA = re.compile(r"\A[0-9a-f]{64}\Z")
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -159,7 +161,7 @@ def _open_store_file(folder: str, name: str, size: int) -> IO[bytes]:
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise NotKept(f"{where}: refused, it is not a regular file")
-    if size > st.st_size * MAX_RATIO:
+    if st.st_size >= _GZIP_LEAST and size > st.st_size * MAX_RATIO:
         os.close(fd)
         raise KeptMismatch(
             f"{where} does not match the hash in its record (changed?): its {st.st_size:,} "
