@@ -158,3 +158,24 @@ async def test_cuts_of_unknown_size_are_not_zero_bytes_hidden(width: int) -> Non
         shown = app.query_one(RunHeader).content.plain  # type: ignore[union-attr]
         assert "B hidden" not in shown
         assert (" · 2 trunc · ? hidden" if width == 80 else " · 2 truncated · ? hidden") in shown
+
+
+@pytest.mark.parametrize(
+    ("row", "first"),
+    [
+        (5, "stdout    16,014 bytes (66%) never shown"),  # three incident lines push it down
+        (2, "python3 tools/billing_suite.py"),  # its verdict is in sight: no strip
+    ],
+    ids=["verdict-below-the-fold", "verdict-in-sight"],
+)
+async def test_wide_detail_pins_the_verdict_only_when_it_is_out_of_sight(
+    row: int, first: str
+) -> None:
+    sample = Path(__file__).resolve().parents[2] / "sample_runs" / "flaky-billing"
+    app = TraceApp(open_paths([str(sample)]), follow=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.select_row(row)
+        await pilot.pause()
+        await pilot.pause()
+        assert pane_lines(app, DetailPane)[0] == first

@@ -59,6 +59,9 @@ class DetailPane(VerticalScroll):
         self.summary = DetailSummary("", id="detail-summary")
         """The compact header of narrow terminals (ui/widgets/detail_summary.py)."""
         self._shown: tuple[RunIndex | None, int | None, bool] = (None, None, False)
+        self._text = Text()
+        self._verdict_at: int | None = None
+        """Offset in the drawn text of the first cut stream's "never shown" line, if any."""
         self.highlight = ""
         """The active search's query, highlighted wherever it occurs in the pane."""
 
@@ -71,13 +74,33 @@ class DetailPane(VerticalScroll):
         if (index, row, raw) != self._shown:
             self.scroll_home(animate=False)
         self._shown = (index, row, raw)
-        self.body.update(self._marked(self.render_row(index, row, raw)))
+        self._text = self._marked(self.render_row(index, row, raw))
+        self.body.update(self._text)
         self._show_summary()
 
     def _show_summary(self) -> None:
         index, row, raw = self._shown
         span = None if raw or index is None or row is None or row >= len(index) else index.span(row)
         self.summary.show_span(span)
+        if self.is_mounted:
+            self.call_after_refresh(self._pin_summary)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._pin_summary)
+
+    def _pin_summary(self) -> None:
+        """Pin the compact header on a wide terminal too when the "never shown" line would be
+        out of sight as the pane opens (at 120×40 the facts and incident lines of a failure fill
+        the side pane): what the agent missed stays on screen without a key, at every size."""
+        at, width = self._verdict_at, self.body.content_region.width
+        height = self.scrollable_content_region.height
+        pinned = False
+        if at is not None and width > 0 and height > 0:
+            prefix = self._text[:at]
+            rows = len(prefix.wrap(self.app.console, width))
+            rows -= prefix.plain.endswith("\n")  # the empty line after the last newline
+            pinned = rows >= height
+        self.summary.set_class(pinned, "-pinned")
 
     def set_highlight(self, query: str) -> None:
         """Highlight ``query`` (the active search; empty: none) and redraw."""
@@ -99,11 +122,13 @@ class DetailPane(VerticalScroll):
 
     def _redraw(self) -> None:
         index, row, raw = self._shown
-        self.body.update(self._marked(self.render_row(index, row, raw)))
+        self._text = self._marked(self.render_row(index, row, raw))
+        self.body.update(self._text)
         self._show_summary()
 
     # ------------------------------------------------------------- rendering
     def render_row(self, index: RunIndex | None, row: int | None, raw: bool) -> Text:
+        self._verdict_at = None
         if index is not None and len(index) == 0:
             return Text("No spans yet.", style=self.body.st("dim"))
         if index is None or row is None or row >= len(index):
@@ -230,6 +255,8 @@ class DetailPane(VerticalScroll):
         if s.bytes == 0 and not s.truncated and not s.preview:
             return  # an empty stream: nothing was hidden and there is nothing to show
         verdict = never_shown(s)
+        if s.truncated is not False and self._verdict_at is None:
+            self._verdict_at = len(t)
         style = st("warn") if s.truncated is None else st("banner") if s.truncated else st("dim")
         self._field(t, "unseen", verdict, style)
         items = items_note(s)

@@ -4,7 +4,8 @@ At 80×24 the detail pane gets four or five rows, and a span's verdict ("16,014 
 shown") and its clip banner came after the argv, cwd, times, ids and hashes: reading them took Tab
 and scrolling. On narrow terminals (the app's ``-narrow`` class) this strip, docked at the top of
 the detail pane, repeats the verdict of every cut stream and the first clip banner; on wide
-terminals the detail has room for both and the strip stays hidden.
+terminals the strip is pinned only when the stream's own verdict line would be out of sight as
+the pane opens (DetailPane._pin_summary: the ``-pinned`` class).
 """
 
 from __future__ import annotations
