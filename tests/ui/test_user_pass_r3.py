@@ -179,3 +179,21 @@ async def test_wide_detail_pins_the_verdict_only_when_it_is_out_of_sight(
         await pilot.pause()
         await pilot.pause()
         assert pane_lines(app, DetailPane)[0] == first
+
+
+async def test_80_column_header_of_a_rotated_run_keeps_the_live_state() -> None:
+    """Five files, a bad line and no zero count: the name gives way, not the LIVE badge."""
+    from tracetui.ui.widgets.run_header import RunHeader
+
+    sample = Path(__file__).resolve().parents[2] / "sample_runs" / "rotated"
+    app = TraceApp(open_paths([str(sample)]), follow=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = app.query_one(RunHeader)
+        for _ in range(500):
+            if "1 bad   LIVE" in header.content.plain:  # type: ignore[union-attr]
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+        shown = header.content.plain  # type: ignore[union-attr]
+        assert shown.endswith(" · 1 bad   LIVE ") and len(shown) <= 80

@@ -111,9 +111,11 @@ class RunHeader(Static):
         tail = self._facts_text(short, terse)
         name = neutralize_line(self.name_text)
         if room:
-            keep = max(8, room - tail.cell_len)
+            # The name keeps 8 columns, but in the last step all it takes is what is left: the
+            # live state at the end matters more than the rest of a name already cropped.
+            keep = max(1 if terse else 8, room - tail.cell_len)
             if len(name) > keep:
-                name = "…" + name[-(keep - 1) :]  # the file's own name is at the end: keep it
+                name = "…" + name[-(keep - 1) :] if keep > 1 else "…"
         t.append(name, self.st("name"))
         t.append_text(tail)
         return t
