@@ -19,6 +19,17 @@ def _private_index_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_state(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The suite's state folder (re-runs of sample_runs/ and of read-only folders, crash
+    reports: tracetui/store/sidecars.py, tracetui/crash.py) is a temp folder too: a re-run
+    someone made of a bundled sample by hand must not add rows to the suite's counts, and the
+    suite must not leave files in the user's ~/.local/state."""
+    import os
+
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
+
+
 @pytest.fixture
 def make_run(tmp_path: Path) -> Callable[..., Path]:
     """``make_run({"B": [...], "B.1": [...], "B.2.gz": [...]})`` → the folder holding them."""
