@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import loads
+from tracetui.store.reader import loads, open_regular
 
 _SPACE = b" \t\r\n:"
 
@@ -58,6 +58,13 @@ CHUNK = 4 << 20
 """Bytes read from a member at a time by :meth:`RawLines.locate`."""
 
 
+def _regular_fd(path: str) -> int:
+    """A descriptor of ``path`` when it is a regular file: a member swapped for a FIFO after
+    indexing would block a plain open for ever (:func:`tracetui.store.reader.open_regular`)."""
+    with open_regular(path) as fh:
+        return os.dup(fh.fileno())
+
+
 class RawLines:
     """The raw bytes of rows, read straight from the members (one descriptor each).
 
@@ -76,8 +83,8 @@ class RawLines:
     def __enter__(self) -> RawLines:
         for im in self.index.members:
             try:
-                fd = os.open(im.readable, os.O_RDONLY) if im.readable else -1
-            except OSError:
+                fd = _regular_fd(im.readable) if im.readable else -1
+            except OSError:  # gone, unreadable, or no longer a regular file
                 fd = -1
             self.fds.append(fd)
         return self

@@ -11,12 +11,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import IO
 
 from tracetui.model.flags import BAD
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import BadLine
+from tracetui.store.reader import BadLine, open_regular
 
 
 def haystacks(item: Span | BadLine) -> list[str]:
@@ -60,7 +60,7 @@ class _RawLines:
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
-        self.handles: dict[int, BinaryIO] = {}
+        self.handles: dict[int, IO[bytes]] = {}
 
     def read(self, row: int) -> bytes | None:
         ix = self.index
@@ -69,7 +69,8 @@ class _RawLines:
             fh = self.handles.get(mno)
             if fh is None:
                 # Kept open for the rows that follow (not a `with`); close() or __del__ shuts them.
-                fh = self.handles[mno] = open(ix.members[mno].readable, "rb")  # noqa: SIM115
+                # Regular files only: a member swapped for a FIFO would block a plain open.
+                fh = self.handles[mno] = open_regular(ix.members[mno].readable)
             fh.seek(ix.offset[row])
             return fh.read(ix.length[row])
         except OSError:
