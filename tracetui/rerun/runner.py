@@ -14,91 +14,59 @@ Flow: :func:`find_target` (id or unique id prefix → row, span, resolved cwd; t
 :func:`run_spooled` → :func:`compare_target` (:mod:`tracetui.rerun.diff`) →
 :func:`append_sidecar` (a ``tracetui/1`` record in ``B.reruns.jsonl``; the trace is never
 touched). :func:`rerun` does all four. A result owns its spool files: call ``close()``.
+
+The steps live in focused modules, all re-exported here (this module is the public API):
+finding the span in :mod:`tracetui.rerun.target`, the finished run in
+:mod:`tracetui.rerun.captured`, the sidecar record in :mod:`tracetui.rerun.sidecar_record`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracetui.model.spans import FEEDBACK, STREAMS, Span
-from tracetui.record.capture import JSON_LIMIT, ProcessOutcome, StreamData, run_captured
-from tracetui.record.redact import redacted_argv_refusal
+from tracetui.model.spans import STREAMS
+from tracetui.record.capture import ProcessOutcome, StreamData, run_captured
 from tracetui.rerun import diff
+from tracetui.rerun.captured import Captured, Progress
 from tracetui.rerun.normalize import RULE_NAMES
 from tracetui.rerun.reaper import Leftovers
+from tracetui.rerun.sidecar_record import (
+    RECORD_CAP,
+    RECORD_CAP_MAX,
+    append_sidecar,
+    build_rerun_record,
+    check_sidecar,
+    sidecar_problem,
+)
 from tracetui.rerun.spool import MAX_OUTPUT, OutputLimit, SpoolTap, StopEvent
-from tracetui.store import ids, sidecars
-from tracetui.store.index import RunIndex
-from tracetui.store.runset import sidecar_path
+from tracetui.rerun.target import RerunError, Target, argv_problem, find_target, target_for_row
 
-RECORD_CAP = 64 << 10
-"""Smallest cap of the sidecar record's previews (the original's cap when that is larger)."""
-RECORD_CAP_MAX = 1 << 20
-"""Largest cap of the sidecar record's previews, whatever cap the original record claims."""
-_JSON_READ = 1 << 20
-"""Streams up to this size are read back whole to count JSON items for the sidecar record."""
-_CONTEXT = 4096
-_NEVER_ROTATE = 1 << 62
-
-Progress = Callable[[float, int, int], None]
-"""``progress(elapsed_seconds, stdout_bytes, stderr_bytes)``, called about ten times a second."""
-
-
-class RerunError(Exception):
-    """A re-run that cannot even be attempted (unknown or ambiguous id, no argv)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """The span to re-run, found in an index."""
-
-    index: RunIndex
-    row: int
-    span: Span
-    argv: tuple[str, ...]
-    """Exactly the argv the record holds."""
-    cwd: str
-    """The recorded cwd, a relative one resolved against the run's folder."""
-
-    @property
-    def command_id(self) -> str | None:
-        return self.span.command_id
-
-
-@dataclass(frozen=True, slots=True)
-class Captured:
-    """A finished (or failed, timed-out, cancelled) re-run with its spooled streams."""
-
-    stdout: diff.SpooledOutput
-    stderr: diff.SpooledOutput
-    outcome: ProcessOutcome
-    error: str | None
-    """Why the re-run did not produce an exit (cannot start, timeout, cancel); None otherwise."""
-    output_cut: str | None = None
-    """Why the spools do not hold the whole output (the output limit, a spool that could not be
-    written): the hashes cannot be compared. None when they hold all of it."""
-    leftovers: tuple[int, ...] = ()
-    """Pids of processes the re-run left running that were killed when it ended."""
-
-    @property
-    def exit_code(self) -> int | None:
-        return self.outcome.returncode
-
-    def stream(self, name: str) -> diff.SpooledOutput:
-        return self.stdout if name == "stdout" else self.stderr
-
-    def close(self) -> None:
-        """Free the spool files (they have no name: closing is all it takes)."""
-        for out in (self.stdout, self.stderr):
-            with contextlib.suppress(OSError):
-                out.close()
+__all__ = [
+    "RECORD_CAP",
+    "RECORD_CAP_MAX",
+    "Captured",
+    "Progress",
+    "RerunError",
+    "RerunResult",
+    "Target",
+    "append_sidecar",
+    "argv_problem",
+    "build_rerun_record",
+    "check_sidecar",
+    "compare_target",
+    "find_target",
+    "rerun",
+    "run_spooled",
+    "sidecar_problem",
+    "summary",
+    "target_for_row",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,75 +113,6 @@ class RerunResult:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-# ------------------------------------------------------------------ finding the span
-def find_target(indexes: Sequence[RunIndex], ident: str) -> Target:
-    """The span ``ident`` names (the rule: :func:`tracetui.store.ids.resolve`)."""
-    try:
-        index, row = ids.resolve(indexes, ident)
-    except ids.IdError as err:
-        raise RerunError(str(err)) from None
-    return target_for_row(index, row, index.ids[row])
-
-
-def target_for_row(index: RunIndex, row: int, ident: str | None = None) -> Target:
-    """The span at ``row`` of ``index`` as a re-run target, or RerunError saying why it is not one.
-
-    Refused: a row that is no span (a bad line, rotated away), a span with no argv, and a span
-    an importer marked ``"rerunnable": false`` (another agent's non-shell tool, e.g. a file
-    read: its argv is a description, not a command), and an argv whose secrets the recorder
-    replaced (``argv_redacted``: it would run with ``[REDACTED]`` in their place).
-    """
-    span = index.span(row)
-    name = ident if ident is not None else index.ids[row] if row < len(index.ids) else None
-    if span is None:
-        what = f"span {name!r}" if name else f"row {row + 1}"
-        raise RerunError(f"{what} cannot be read as a span (a bad line, or rotated away?)")
-    if span.raw.get("rerunnable") is False:
-        tool = span.tool_name or "this tool"
-        source = span.raw.get("source_format")
-        origin = f" imported from {source}" if isinstance(source, str) else ""
-        raise RerunError(
-            f"span {span.command_id!r} is a {tool} call{origin}, not a shell command: "
-            "it cannot be re-run (rerunnable: false)"
-        )
-    # The record's own value, not Span.argv (which turns any item into text for display).
-    raw = span.raw.get("command" if span.dialect == FEEDBACK else "argv")
-    if raw is None or (isinstance(raw, list) and (not raw or raw[0] == "")):
-        raise RerunError(f"span {span.command_id!r} records no argv to re-run")
-    problem = argv_problem(raw) or redacted_argv_refusal(span.raw, raw)
-    if problem is not None:
-        raise RerunError(f"span {span.command_id!r} cannot be re-run: {problem}")
-    return Target(index, row, span, tuple(raw), index.run.resolve_cwd(span.cwd))
-
-
-_KINDS = {bool: "true or false", int: "a number", float: "a number", dict: "an object"}
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    return _KINDS.get(type(value), "a list" if isinstance(value, list) else type(value).__name__)
-
-
-def argv_problem(argv: object) -> str | None:
-    """Why ``argv`` cannot be run as it is (one line), or None for a non-empty list of strings
-    without NUL whose first item is not empty. No item is ever turned into text to make it fit."""
-    if isinstance(argv, str):
-        return "its argv is a shell string, not a list of arguments"
-    if not isinstance(argv, (list, tuple)):
-        return f"its argv is {_kind(argv)}, not a list of strings"
-    if not argv:
-        return "its argv is empty"
-    for i, item in enumerate(argv):
-        if not isinstance(item, str):
-            return f"argv[{i}] is {_kind(item)}, not a string"
-        if "\x00" in item:
-            return f"argv[{i}] holds a NUL character (no program can receive it)"
-    if not argv[0]:
-        return "its program name (argv[0]) is empty"
-    return None
 
 
 # ------------------------------------------------------------------ running
@@ -324,89 +223,6 @@ def compare_target(
         out = dataclasses.replace(out, verdict=diff.UNKNOWN, reason=reason)
         err = dataclasses.replace(err, verdict=diff.UNKNOWN, reason=reason)
     return out, err, binary
-
-
-# ------------------------------------------------------------------ the sidecar record
-def _record_data(
-    data: StreamData, out: diff.SpooledOutput, head_keep: int, tail_keep: int
-) -> StreamData:
-    """The capture facts the recorder needs, with head/tail buffers read back from the spool."""
-    head = out.read(0, head_keep)
-    tail = out.read(max(0, out.total - tail_keep), tail_keep) if tail_keep else b""
-    json_bytes = None
-    if 0 < out.total <= min(_JSON_READ, JSON_LIMIT) and head.lstrip()[:1] in (b"[", b"{"):
-        json_bytes = out.read(0, out.total)
-    return dataclasses.replace(data, head=head, tail=tail, json_bytes=json_bytes)
-
-
-def build_rerun_record(target: Target, captured: Captured) -> dict[str, Any]:
-    """A ``tracetui/1`` record of the re-run: a retry of the original, marked ``rerun_of``."""
-    from tracetui.record.recorder import CONTEXT, build_record, window_limits
-    from tracetui.record.redact import Redactor
-
-    span = target.span
-    # The record's caps are untrusted sizes: clamped, so the sidecar line stays small.
-    caps = [min(s.cap, RECORD_CAP_MAX) for s in span.streams if s.cap is not None]
-    cap = max([RECORD_CAP, *caps])
-    clips = [s.clip for s in span.streams if s.clip]
-    clip = clips[0] if clips else "head"
-    head_n, tail_n = window_limits(cap, clip)
-    head_keep = max(head_n, cap - tail_n) + CONTEXT
-    tail_keep = tail_n + CONTEXT if tail_n else 0
-    outcome = dataclasses.replace(
-        captured.outcome,
-        stdout=_record_data(captured.outcome.stdout, captured.stdout, head_keep, tail_keep),
-        stderr=_record_data(captured.outcome.stderr, captured.stderr, head_keep, tail_keep),
-    )
-    record, _out, _err = build_record(
-        outcome,
-        argv=list(target.argv),
-        cwd=target.cwd,
-        cap=cap,
-        clip=clip,
-        redactor=Redactor(),
-        parent=span.command_id,
-        tool_name=span.tool_name,
-        error=captured.error,
-    )
-    record["rerun_of"] = span.command_id
-    return record
-
-
-def append_sidecar(target: Target, record: dict[str, Any]) -> str:
-    """Append ``record`` to the run's ``B.reruns.jsonl`` (locked, never rotated); its path.
-
-    The sidecar and its lock are opened the safe way (:mod:`tracetui.record.safe_files`): a link,
-    FIFO, device or someone else's file planted there raises ``UnsafeFile`` and is not written.
-    """
-    from tracetui.record.rotate import append_record
-
-    path = sidecar_path(target.index.run.base)
-    sidecars.make_folder(path)  # the state folder's, for the bundled samples (store/sidecars.py)
-    append_record(path, record, _NEVER_ROTATE, 1)
-    return path
-
-
-def check_sidecar(target: Target) -> None:
-    """Raise ``UnsafeFile`` (naming the file) before a re-run whose record could not be kept:
-    the sidecar or its lock exists and is not a regular file of this user (see append_sidecar).
-    """
-    from tracetui.record.rotate import lock_path
-    from tracetui.record.safe_files import check_existing
-
-    path = sidecar_path(target.index.run.base)
-    sidecars.check_folder(path)  # a state folder refused after the run would lose the record
-    check_existing(path)
-    check_existing(lock_path(path), single_link=False)
-
-
-def sidecar_problem(target: Target, exc: OSError) -> str:
-    """The one line saying why the sidecar was not written."""
-    from tracetui.record.safe_files import UnsafeFile
-
-    if isinstance(exc, UnsafeFile):
-        return str(exc)  # names the very file refused (the sidecar or its lock)
-    return f"cannot write {sidecar_path(target.index.run.base)}: {exc.strerror or exc}"
 
 
 # ------------------------------------------------------------------ all of it
