@@ -14,6 +14,10 @@ the figures are exact; above it :data:`SAMPLE_PER_BUCKET` evenly spaced spans pe
 and the bucket's bytes produced are estimated from them (``produced_exact`` says which). The
 hidden share of a bucket is its hidden bytes over its bytes produced; when estimated it is
 taken over the sample alone so that it stays a true ratio (never above 100%).
+
+The rows read are parsed but not made into spans: their byte counts and start time are read
+as the span reads them (:func:`tracetui.model.facts.produced_and_start`), their hidden bytes
+come from the index's column, which holds the span's own judgement.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tracetui.analysis.raw_lines import RawLines, load_json
+from tracetui.model.facts import produced_and_start
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, SIDECAR, TRUNCATED
+from tracetui.model.spans import NotASpan
 from tracetui.store.index import RunIndex
 
 BUCKETS = 40
@@ -74,6 +81,12 @@ def span_rows(index: RunIndex) -> list[int]:
     return rows
 
 
+def _span_count(index: RunIndex) -> int:
+    """``len(span_rows(index))``, counted at C speed without the list."""
+    flags = index.flags.tobytes()
+    return len(flags) - flags.translate(_IS_SKIPPED).count(1)
+
+
 def _counts(index: RunIndex, part: list[int]) -> tuple[int, int, int]:
     """``(failed, truncated, hidden bytes)`` of the span rows ``part`` (ascending).
 
@@ -98,20 +111,40 @@ def _bounds(n: int, buckets: int) -> list[tuple[int, int]]:
     return [(i * n // k, (i + 1) * n // k) for i in range(k)] if n else []
 
 
-def _produced(index: RunIndex, row: int) -> tuple[int, int] | None:
+def _facts(raw: RawLines, row: int) -> tuple[int | None, str | None] | None:
+    """``(bytes produced, started_at)`` of a span row; None when its line no longer reads as
+    a span (changed on disk since it was indexed)."""
+    data = raw.line(row)
+    if data is None:
+        return None
+    try:
+        return produced_and_start(load_json(data))
+    except NotASpan:
+        return None
+
+
+def _produced(index: RunIndex, raw: RawLines, row: int) -> tuple[int, int] | None:
     """``(bytes produced, bytes hidden)`` of a span when it records any byte count."""
-    span = index.span(row)
-    if span is None:
+    facts = _facts(raw, row)
+    if facts is None or facts[0] is None:
         return None
-    known = [s.bytes for s in span.streams if s.bytes is not None]
-    if not known:
-        return None
-    return sum(known), span.hidden_bytes or 0
+    hidden = index.hidden[row]
+    return facts[0], 0 if hidden == NO_VALUE else hidden
+
+
+def _start(raw: RawLines, row: int) -> str | None:
+    facts = _facts(raw, row)
+    return None if facts is None else facts[1]
 
 
 def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], bool]:
     """The run's buckets, and whether bytes produced are exact (True) or sampled (False)."""
     rows = span_rows(index)
+    with RawLines(index) as raw:
+        return _buckets(index, raw, rows, buckets), len(rows) <= EXACT_LIMIT
+
+
+def _buckets(index: RunIndex, raw: RawLines, rows: list[int], buckets: int) -> list[Bucket]:
     exact = len(rows) <= EXACT_LIMIT
     out: list[Bucket] = []
     for lo, hi in _bounds(len(rows), buckets):
@@ -126,7 +159,7 @@ def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], b
                 if step > 1
                 else part
             )
-        facts = [f for f in (_produced(index, r) for r in picked) if f is not None]
+        facts = [f for f in (_produced(index, raw, r) for r in picked) if f is not None]
         produced: int | None = None
         share: float | None = None
         if facts:
@@ -134,7 +167,6 @@ def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], b
             produced = got if exact else round(got * len(part) / len(picked))
             seen_hidden = hidden_sum if exact else sum(h for _p, h in facts)
             share = min(1.0, seen_hidden / got) if got else 0.0
-        first, last = index.span(part[0]), index.span(part[-1])
         out.append(
             Bucket(
                 part[0],
@@ -145,11 +177,11 @@ def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], b
                 hidden_sum,
                 produced,
                 share,
-                first.started_at if first else None,
-                last.started_at if last else None,
+                _start(raw, part[0]),
+                _start(raw, part[-1]),
             )
         )
-    return out, exact
+    return out
 
 
 def sparkline(values: Sequence[float | None], top: float | None = None) -> str:
@@ -179,7 +211,7 @@ def trend_summary(indexes: RunIndex | Sequence[RunIndex], buckets: int = BUCKETS
     share of ``buckets``, by span count).
     """
     ixs = [indexes] if isinstance(indexes, RunIndex) else list(indexes)
-    counts = [len(span_rows(ix)) for ix in ixs]
+    counts = [_span_count(ix) for ix in ixs]
     total = sum(counts)
     all_buckets: list[Bucket] = []
     exact = True

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracetui.model.fields import INT_MAX, INT_MIN
+from tracetui.model.fields import INT_MAX, INT_MIN, Fields
 from tracetui.model.markers import find_marker
 from tracetui.model.spans import (
     FEEDBACK,
@@ -116,3 +116,23 @@ def _facts_from_span(span: Span) -> Facts:
         span.parent_command_id,
         bool(span.problems),
     )
+
+
+def produced_and_start(obj: Any) -> tuple[int | None, str | None]:
+    """``(bytes produced, started_at)`` of one parsed record, as :func:`normalize` reads them:
+    the streams' byte counts before any cap, summed (None when neither is recorded, as in the
+    feedback dialect), and the start time as text. Raises :class:`NotASpan` like normalize().
+
+    The trend (:mod:`tracetui.analysis.trends`) reads these of a thousand sampled spans; a whole
+    Span each cost a hundred microseconds, most of it judging previews it does not need. The
+    values come through the same :class:`Fields` accessors as the span's.
+    """
+    if not isinstance(obj, dict):
+        raise NotASpan(f"expected a JSON object, got {type(obj).__name__}")
+    dialect = detect_dialect(obj)
+    f = Fields(obj)
+    start = f.str_("started_at")
+    if dialect == FEEDBACK:
+        return None, start
+    known = [n for s in STREAMS if (n := f.int_(f"{s}_bytes")) is not None]
+    return (sum(known) if known else None), start
