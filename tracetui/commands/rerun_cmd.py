@@ -6,8 +6,8 @@ closed, output spooled to disk), then print exit and bytes then/now, the hash ve
 the normalised diff of the stored preview against the same window of the new output, and the
 start of what the agent never saw. The re-run is appended to ``B.reruns.jsonl``.
 
-Exit 0 when the re-run ran (whatever its own exit), 1 when it could not start, timed out or
-reached the output limit, 2 for usage errors (unknown id, an argv that cannot be run, no
+Exit 0 when the re-run ran and was recorded (whatever its own exit), 1 when it could not start,
+timed out, reached the output limit or its record could not be written, 2 for usage errors (unknown id, an argv that cannot be run, no
 confirmation), 128 + the signal's number when SIGINT, SIGTERM or SIGHUP stopped it: the
 process group and what it left running are killed and the spools freed first, on every one of
 them (the default action of SIGTERM and SIGHUP would leave the child running).
@@ -182,11 +182,15 @@ def _run_and_report(
         else:
             _print_text(result, rules, args.excerpt)
         if result.sidecar_error:
-            print(f"tracetui: {_line(result.sidecar_error)}", file=sys.stderr)  # names a file
+            # The re-run ran but its record is lost (disk full, a file planted meanwhile): the
+            # line names the file, and the exit is not 0 (a lost record is never a success).
+            print(f"tracetui: rerun: not recorded: {_line(result.sidecar_error)}", file=sys.stderr)
         if interrupted:
             return 128 + interrupted[0]
         if result.captured.error:
             print(f"tracetui: re-run failed: {_line(result.captured.error)}", file=sys.stderr)
+            return 1
+        if result.sidecar_error:
             return 1
     return 0
 

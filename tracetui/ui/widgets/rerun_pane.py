@@ -311,6 +311,10 @@ class RerunPane(Vertical):
         if r.sidecar:
             # The chain pane shows the new attempt; its long id would only wrap here.
             t.append("recorded in " + neutralize_line(os.path.basename(r.sidecar)), st("dim"))
+        elif (
+            r.sidecar_error
+        ):  # it ran, but its record is lost: said here for good, not only in a toast
+            t.append("not recorded: " + neutralize_line(r.sidecar_error), st("bad"))
         t.rstrip()
         return t
 
