@@ -19,13 +19,11 @@ import datetime
 import errno
 import json
 import os
-import platform
 import secrets
 import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
-from importlib import metadata
 
 from tracetui import __version__
 from tracetui.model.text import neutralize
@@ -47,6 +45,8 @@ def state_dir() -> str:
 
 
 def _version(name: str) -> str:
+    from importlib import metadata  # only when a report is written: it costs every start 20 ms
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
@@ -55,6 +55,8 @@ def _version(name: str) -> str:
 
 def report_text(error: BaseException, argv: Sequence[str], when: datetime.datetime) -> str:
     """The report: what ran, on what, and the traceback (with its causes); secrets redacted."""
+    import platform
+
     from tracetui.record.redact import Redactor  # only when a report is written: imports stay cheap
 
     redactor = Redactor()
