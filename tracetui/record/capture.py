@@ -286,12 +286,14 @@ def run_captured(
     grace: float = 2.0,
     on_progress: Callable[[int, int], None] | None = None,
     env: dict[str, str] | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> ProcessOutcome:
     """Run ``argv`` (no shell) in ``cwd`` with stdin closed, feeding both taps as output arrives.
 
     ``timeout`` (seconds) or ``cancel`` being set kills the whole process group: TERM, then KILL
     after ``grace`` seconds. ``on_progress(out_bytes, err_bytes)`` is called about ten times a
-    second from this thread.
+    second from this thread. ``preexec`` runs in the child before the exec (the re-run's
+    parent-death signal: :func:`tracetui.rerun.reaper.die_with_parent`).
     """
     started = time.time()
     t0 = time.monotonic()
@@ -305,6 +307,7 @@ def run_captured(
             start_new_session=True,
             env=env,
             bufsize=0,
+            preexec_fn=preexec,
         )
     except OSError as exc:
         message, code = _start_failure(str(argv[0]), cwd, exc)

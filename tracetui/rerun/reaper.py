@@ -16,6 +16,12 @@ tracetui's children. A process tree scan alone (without the subreaper) would los
 whose parent already exited: it belongs to init then and nothing ties it to the re-run.
 
 Elsewhere (no ``prctl``, no ``/proc``) this does nothing and only the process group is killed.
+
+All of that needs tracetui alive. A ``kill -9`` of tracetui runs none of it, so the re-run's child
+is also given a parent-death signal (:func:`die_with_parent`, ``prctl(PR_SET_PDEATHSIG)`` set
+between fork and exec): the kernel sends it SIGKILL when tracetui dies, however it dies. The
+signal reaches the child only, not what it started in turn; those lose the pipes' reader with
+tracetui (their next write fails).
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
+_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
 # prctl's unused arguments are unsigned longs: passed as such, not as C ints of unknown high bits.
@@ -73,6 +81,28 @@ def set_subreaper(on: bool) -> bool:
     if prctl is None:
         return False
     return bool(prctl(_PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(int(on)), *_ZEROS) == 0)
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the child get SIGKILL when this process dies; None off Linux.
+
+    Made before the fork (the libc function and its arguments), so the child, between fork and
+    exec, only makes one call and one check. The signal follows the thread that forked: the
+    caller's thread waits for the child, so it outlives it. If this process died before the
+    ``prctl`` took effect the child has a new parent already and exits at once.
+    """
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+    kill = ctypes.c_ulong(signal.SIGKILL)
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, kill, *_ZEROS)  # refused (a sandbox): runs as it did before
+        if os.getppid() != parent:
+            os._exit(127)
+
+    return preexec
 
 
 def processes() -> dict[int, ProcInfo]:

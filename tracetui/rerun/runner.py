@@ -35,7 +35,7 @@ from tracetui.record.capture import ProcessOutcome, StreamData, run_captured
 from tracetui.rerun import diff
 from tracetui.rerun.captured import Captured, Progress
 from tracetui.rerun.normalize import RULE_NAMES
-from tracetui.rerun.reaper import Leftovers
+from tracetui.rerun.reaper import Leftovers, die_with_parent
 from tracetui.rerun.sidecar_record import (
     RECORD_CAP,
     RECORD_CAP_MAX,
@@ -164,6 +164,7 @@ def run_spooled(
                     cancel=StopEvent(cancel, limit),
                     grace=grace,
                     on_progress=on_progress,
+                    preexec=die_with_parent(),  # a kill -9 of tracetui kills the child too
                 )
                 killed = left.kill(grace)
     except BaseException:
