@@ -188,17 +188,24 @@ def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | N
 
     fd, tmp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
     index.adopt_temp(tmp)
+    # Converted line → the original's line, as RunIndex.location would read it from each row:
+    # kept now, so exporting or linting an import does not parse every row again for it.
+    source_lines: dict[int, int] = {}
     try:
         with os.fdopen(fd, "wb") as out:
-            for record in importers.convert(run.base, run.source_format or ""):
+            for line, record in enumerate(importers.convert(run.base, run.source_format or ""), 1):
                 if cancelled is not None and cancelled():
                     raise gz.Cancelled
                 out.write(orjson.dumps(record, default=str) + b"\n")
+                where = record.get("source_line") or record.get("source_index")
+                if isinstance(where, int) and not isinstance(where, bool):
+                    source_lines[line] = where
     except (OSError, ValueError) as exc:
         run.notes.append(f"{run.source_format} import: {exc}")
     # Rows read from the converted copy; locations still name the original file.
     mno = index.add_member(Member(run.base, 0, False), tmp)
     index.index_member(mno)
+    index.source_lines = source_lines
 
 
 def peek_index(run: Run, tail_bytes: int = 1 << 20) -> RunIndex | None:

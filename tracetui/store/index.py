@@ -26,26 +26,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from itertools import repeat
-from typing import cast
 
-from tracetui.model.flags import (
-    BAD,
-    EXIT_UNKNOWN,
-    FAILED,
-    NO_EXIT,
-    NO_VALUE,
-    NULL_EXIT,
-    PROBLEMS,
-    SIDECAR,
-    TRUNC_UNKNOWN,
-    TRUNCATED,
-)
+from tracetui.model.flags import BAD, FAILED, NO_EXIT, NO_VALUE
 from tracetui.model.marks import ALL as ALL_MARKS
 from tracetui.model.spans import Facts, Span
 from tracetui.store import fastindex, gz
 from tracetui.store.fastindex import Batch, Item
+from tracetui.store.id_registry import IdRegistry
 from tracetui.store.linefiles import LineFiles
-from tracetui.store.members import IndexedMember, Snapshot, Stats, clamp32
+from tracetui.store.members import IndexedMember, Snapshot, Stats
 from tracetui.store.reader import (
     MAX_LINE,
     BadLine,
@@ -55,6 +44,7 @@ from tracetui.store.reader import (
     open_member,
     parse_facts,
 )
+from tracetui.store.row_columns import count_span, facts_columns, find_flag, row_of_offset
 from tracetui.store.runset import Member, Run
 
 
@@ -76,10 +66,11 @@ class RunIndex:
         self.ids: list[str | None] = []
         self.parent_ids: dict[int, str] = {}
         """Row → parent id, only for rows that name a parent (look up; iterate :meth:`links`)."""
-        self.id_rows: dict[str, int] = {}
-        """Command id → first row carrying it."""
-        self.duplicates: dict[str, list[int]] = {}
-        """Command id → every row carrying it, for ids seen more than once."""
+        self._ids = IdRegistry()
+        """Command id → rows (read through :attr:`id_rows` and :attr:`duplicates`)."""
+        self.source_lines: dict[int, int] | None = None
+        """For an imported trace converted whole: line of the converted copy → line in the
+        original file, for the rows whose record says where it came from (see :meth:`location`)."""
         self.bad: dict[int, BadLine] = {}
         self.stats = Stats()
         self.latest_failure: int | None = None
@@ -256,8 +247,7 @@ class RunIndex:
             stats.hidden_bytes += hidden_sum
             if last_failed >= 0:
                 self._latest_pending = row0 + last_failed
-            for k, pid in parents:
-                self._link(row0 + k, pid)
+            self._link_batch(row0, parents)
             slow_rows = array("i")
             slow_rows.frombytes(slow)
             path = im.member.path
@@ -284,35 +274,28 @@ class RunIndex:
             self.bad[row] = parsed
             self.stats.bad_lines += 1
             return
-        # Re-runs from the sidecar are rows (they belong in chains) but not facts about the trace.
-        stats = self.stats if not sidecar else Stats()
-        flags = SIDECAR if sidecar else 0
-        if parsed.failed:
-            flags |= FAILED
-            stats.failed += 1
-            if not sidecar and (self._latest_pending is None or row > self._latest_pending):
-                self._latest_pending = row
-        if parsed.exit_code is None:
-            flags |= NULL_EXIT
-            if not parsed.failed:  # no error either: how it ended is unknown, not a failure
-                flags |= EXIT_UNKNOWN
-                stats.exit_unknown += 1
-        if parsed.truncated:
-            flags |= TRUNCATED
-            stats.truncated += 1
-        elif parsed.truncated is None:
-            flags |= TRUNC_UNKNOWN
-        if parsed.problems:
-            flags |= PROBLEMS
-        hidden = parsed.hidden_bytes
-        stats.hidden_bytes += hidden or 0
-        stats.spans += 1
+        flags, self.exit[row], self.hidden[row] = facts_columns(parsed, sidecar=sidecar)
         self.flags[row] = flags
-        self.exit[row] = NO_EXIT if parsed.exit_code is None else clamp32(parsed.exit_code)
-        self.hidden[row] = NO_VALUE if hidden is None else hidden
+        # Re-runs from the sidecar are rows (they belong in chains) but not facts about the trace.
+        if not sidecar:
+            count_span(self.stats, flags, parsed.hidden_bytes)
+            if flags & FAILED and (self._latest_pending is None or row > self._latest_pending):
+                self._latest_pending = row
         self.ids[row] = parsed.command_id
         if parsed.parent_command_id is not None:
             self._link(row, parsed.parent_command_id)
+
+    def _link_batch(self, row0: int, parents: list[tuple[int, str]]) -> None:
+        """Link a batch's rows (``(row - row0, parent id)``, new rows, in the batch's order)."""
+        linked = {row0 + k: pid for k, pid in parents}
+        # Rows from row0 on are new, so none is linked yet: once each is named once, the links
+        # go in at C speed, in the same order _link would have listed them.
+        if len(linked) == len(parents) and (not linked or min(linked) >= row0):
+            self._links.extend(linked.items())
+            self.parent_ids.update(linked)
+            return
+        for k, pid in parents:
+            self._link(row0 + k, pid)
 
     def _link(self, row: int, pid: str) -> None:
         if row not in self.parent_ids:  # a patched slow row may be linked twice: list it once
@@ -326,27 +309,36 @@ class RunIndex:
             self._commit()
 
     def _register_ids(self, start: int, stop: int) -> None:
-        """Record rows' command ids for chains, in row order (the first occurrence wins)."""
-        ids = self.ids[start:stop]
-        # Built at C speed: reversed, so the first occurrence of an id is the one kept.
-        with_none = dict(zip(reversed(ids), range(stop - 1, start - 1, -1), strict=True))
-        with_none.pop(None, None)
-        batch = cast("dict[str, int]", with_none)  # None was its only key that is not a str
-        if len(batch) == len(ids) - ids.count(None):
-            if not self.id_rows:
-                self.id_rows = batch  # a bulk build registers everything at once: no copy
-                return
-            # isdisjoint walks the small batch; `batch.keys() & id_rows.keys()` would walk all ids.
-            if self.id_rows.keys().isdisjoint(batch):
-                self.id_rows.update(batch)
-                return
-        id_rows = self.id_rows  # duplicates somewhere: the careful way
-        for row in range(start, stop):
-            cid = self.ids[row]
-            if cid is not None:
-                first = id_rows.setdefault(cid, row)
-                if first != row:
-                    self.duplicates.setdefault(cid, [first]).append(row)
+        """Record rows' command ids for chains, in row order (the first occurrence wins).
+
+        A bulk build's rows (following on from the rows already owed) are only owed: the
+        registry takes them in the first time it is read (:mod:`tracetui.store.id_registry`),
+        a warm re-open of a million rows need not build a million-entry dict. Small steps (a
+        line reader's rows, a follower's few new rows) are registered at once, after the owed
+        rows, as before."""
+        ids = self._ids
+        if stop <= start or (stop - start > 64 and ids.owe(start, stop)):
+            return
+        ids.settle(self.ids)
+        ids.add(self.ids[start:stop], start)
+
+    @property
+    def id_rows(self) -> dict[str, int]:
+        """Command id → first row carrying it (registered rows; see :meth:`append`)."""
+        ids = self._ids
+        if ids.upto < ids.wanted:
+            with self._lock:
+                ids.settle(self.ids)
+        return ids.rows
+
+    @property
+    def duplicates(self) -> dict[str, list[int]]:
+        """Command id → every row carrying it, for ids seen more than once."""
+        ids = self._ids
+        if ids.upto < ids.wanted:
+            with self._lock:
+                ids.settle(self.ids)
+        return ids.duplicates
 
     def _commit(self) -> None:
         """Publish the rows appended so far (the caller holds the lock): the last step."""
@@ -435,8 +427,14 @@ class RunIndex:
         return got if isinstance(got, Span) else None
 
     def location(self, row: int) -> tuple[str, int]:
-        """``(file path, line number)`` of a row (in the original file for an imported trace)."""
+        """``(file path, line number)`` of a row (in the original file for an imported trace).
+
+        For an imported trace the line is the record's ``source_line`` (or ``source_index``):
+        taken from :attr:`source_lines` when the build kept them, else from the parsed row."""
         path, line = self.members[self.member_no[row]].member.path, self.line_no[row]
+        source_lines = self.source_lines
+        if source_lines is not None and row not in self.bad:
+            return path, source_lines.get(line, line)
         if self.run.source_format is not None:
             span = self.span(row)
             where = span.raw.get("source_line") or span.raw.get("source_index") if span else None
@@ -446,18 +444,10 @@ class RunIndex:
 
     def row_at(self, path: str, offset: int) -> int | None:
         """The row of the line at ``offset`` in member ``path`` (to carry a selection across)."""
-        from bisect import bisect_left, bisect_right
-
         mnos = [i for i, im in enumerate(self.members) if im.member.path == path]
         if not mnos:
             return None
-        # Members are read one after another, so member numbers never decrease along the rows,
-        # and within a member offsets increase: two bisections find the line.
-        n = len(self)
-        lo = bisect_left(self.member_no, mnos[-1], 0, n)
-        hi = bisect_right(self.member_no, mnos[-1], 0, n)
-        i = bisect_left(self.offset, offset, lo, hi)
-        return i if i < hi and self.offset[i] == offset else None
+        return row_of_offset(self.member_no, self.offset, len(self), mnos[-1], offset)
 
     def exit_code(self, row: int) -> int | None:
         v = self.exit[row]
@@ -469,20 +459,7 @@ class RunIndex:
 
     def find(self, start: int, mask: int, step: int, *, wrap: bool = False) -> int | None:
         """Next row after ``start`` (in direction ``step``) whose flags intersect ``mask``."""
-        n = len(self)
-        flags = self.flags
-        row = start + step
-        while 0 <= row < n:
-            if flags[row] & mask:
-                return row
-            row += step
-        if wrap:
-            row = 0 if step > 0 else n - 1
-            while 0 <= row < n and row != start:
-                if flags[row] & mask:
-                    return row
-                row += step
-        return None
+        return find_flag(self.flags, len(self), start, mask, step, wrap=wrap)
 
     def rows_with(self, mask: int) -> Iterator[int]:
         flags = self.flags

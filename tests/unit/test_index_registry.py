@@ -1,0 +1,202 @@
+"""The index's command-id registry, filled lazily (tracetui/store/id_registry.py), and the
+locations of an imported trace's rows kept at conversion (RunIndex.source_lines): both give
+exactly what registering every row at once, and parsing every row, gave."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from records import encode_line, tool
+
+from tracetui import importers
+from tracetui.store import build, cache, fastindex
+from tracetui.store.build import build_index
+from tracetui.store.id_registry import IdRegistry
+from tracetui.store.index import RunIndex
+from tracetui.store.reader import RawLine
+from tracetui.store.runset import open_path
+
+AGENTS = Path(__file__).resolve().parent.parent / "data" / "agents"
+
+
+def reference(ids: list[str | None]) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """First row of each id and every row of a repeated one, one row at a time."""
+    first: dict[str, int] = {}
+    dups: dict[str, list[int]] = {}
+    for row, cid in enumerate(ids):
+        if cid is None:
+            continue
+        if cid in first:
+            dups.setdefault(cid, [first[cid]]).append(row)
+        else:
+            first[cid] = row
+    return first, dups
+
+
+def id_column(shape: str, n: int, seed: int) -> list[str | None]:
+    rnd = random.Random(seed)
+    if shape == "unique":
+        return [f"c{i:06d}" for i in range(n)]
+    if shape == "with-none":
+        return [None if rnd.random() < 0.2 else f"c{i:06d}" for i in range(n)]
+    if shape == "repeats":
+        return [f"c{rnd.randrange(n // 3):06d}" for _ in range(n)]
+    return [rnd.choice([None, "", "a", "b", f"c{i}"]) for i in range(n)]  # "hostile"
+
+
+SHAPES = ["unique", "with-none", "repeats", "hostile"]
+
+
+# ------------------------------------------------------------------ the registry by itself
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_owing_then_settling_in_any_steps_equals_one_pass(shape: str, seed: int) -> None:
+    ids = id_column(shape, 600, seed)
+    rnd = random.Random(seed)
+    reg = IdRegistry()
+    at = 0
+    while at < len(ids):
+        stop = min(len(ids), at + rnd.choice([1, 5, 70, 200]))
+        if rnd.random() < 0.5 and reg.owe(at, stop):
+            pass  # owed: taken in when the registry is next settled
+        else:
+            reg.settle(ids)
+            reg.add(ids[at:stop], at)
+        at = stop
+        if rnd.random() < 0.2:
+            reg.settle(ids)
+    reg.settle(ids)
+    assert (reg.rows, reg.duplicates) == reference(ids)
+    assert reg.upto == reg.wanted == len(ids)
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "owed"),
+    [(0, 10, True), (3, 10, False), (0, -1, False)],
+    ids=["follows-on", "gap", "backwards"],
+)
+def test_only_rows_that_follow_on_are_owed(start: int, stop: int, owed: bool) -> None:
+    reg = IdRegistry()
+    assert reg.owe(start, stop) is owed
+    assert reg.wanted == (stop if owed else 0)
+
+
+# ------------------------------------------------------------------ through a built index
+def _write_run(root: Path, shape: str, seed: int) -> Path:
+    """Two members of 300 spans each, ids of ``shape``, one bad line in the older member."""
+    ids = id_column(shape, 600, seed)
+    root.mkdir(parents=True, exist_ok=True)
+    old = b"".join(encode_line(tool(cid)) for cid in ids[:300]) + b"{not json\n"
+    (root / "r.jsonl.1").write_bytes(old)
+    (root / "r.jsonl").write_bytes(b"".join(encode_line(tool(cid)) for cid in ids[300:]))
+    return root / "r.jsonl"
+
+
+@pytest.fixture
+def no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "_off", True)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_built_index_registers_what_one_pass_over_its_rows_gives(
+    tmp_path: Path, no_cache: None, shape: str
+) -> None:
+    ix = build_index(open_path(str(_write_run(tmp_path, shape, 7)))[0])
+    assert len(ix) == 601
+    assert (ix.id_rows, ix.duplicates) == reference(ix.ids)
+
+
+@pytest.mark.parametrize("read_first", [True, False], ids=["read-between", "never-read"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_rows_added_after_a_build_are_registered_after_its_rows(
+    tmp_path: Path, no_cache: None, shape: str, read_first: bool
+) -> None:
+    ix = build_index(open_path(str(_write_run(tmp_path, shape, 9)))[0])
+    if read_first:
+        assert ix.id_rows is not None  # settles the build's owed rows now
+    # A follower's few rows, one of them repeating an id of the build's first row when it has one.
+    again = ix.ids[0] if ix.ids[0] is not None else "late"
+    offset = 10**6
+    for k, cid in enumerate([again, "late", None, again]):
+        raw = encode_line(tool(cid))
+        ix.add_line(1, RawLine(10**4 + k, offset, len(raw), raw))
+        offset += len(raw)
+    assert (ix.id_rows, ix.duplicates) == reference(ix.ids)
+
+
+def test_rows_appended_unregistered_stay_out_until_registered(
+    tmp_path: Path, no_cache: None
+) -> None:
+    base = _write_run(tmp_path, "unique", 3)
+    ix = RunIndex(open_path(str(base))[0])
+    mno = ix.add_member(ix.run.members[0])
+    if not fastindex.available():
+        pytest.skip("the C scanner makes the batches appended unregistered")
+    ix.append(mno, fastindex.scan_member(ix.members[mno].readable, 0, 0), register=False)
+    assert ix.id_rows == {} and ix.duplicates == {}
+    ix.register_all(0)
+    assert (ix.id_rows, ix.duplicates) == reference(ix.ids)
+
+
+# ------------------------------------------------------------------ an import's locations
+IMPORTS = sorted(
+    p.name for p in AGENTS.iterdir() if p.name not in ("not_a_trace.txt",) and p.suffix != ".py"
+)
+
+
+def _both_ways(ix: RunIndex) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    kept = [ix.location(row) for row in range(len(ix))]
+    ix.source_lines = None  # the reference: each row parsed for its record's line
+    parsed = [ix.location(row) for row in range(len(ix))]
+    return kept, parsed
+
+
+@pytest.mark.parametrize("name", IMPORTS)
+def test_an_imports_kept_locations_are_those_its_rows_give(name: str, no_cache: None) -> None:
+    runs = open_path(str(AGENTS / name))
+    for run in runs:
+        ix = build_index(run)
+        if run.source_format is None:
+            assert ix.source_lines is None
+            continue
+        assert ix.source_lines is not None
+        kept, parsed = _both_ways(ix)
+        assert kept == parsed
+
+
+ODD_WHERE: list[dict[str, Any]] = [
+    {"source_line": 7},
+    {"source_line": 0, "source_index": 3},
+    {"source_line": None, "source_index": 4},
+    {"source_line": True, "source_index": 5},
+    {"source_line": "8"},
+    {"source_line": 2.0},
+    {"source_line": -3},
+    {"source_index": False},
+    {"source_line": 2**40},
+    {},
+]
+
+
+def test_odd_source_lines_are_read_as_the_parsed_rows_read_them(
+    tmp_path: Path, no_cache: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = open_path(str(AGENTS / "claude_session.jsonl"))[0]
+    assert run.source_format is not None
+    records = [
+        {**tool(f"x{k}"), "schema": "import/claude-code", **w} for k, w in enumerate(ODD_WHERE)
+    ]
+
+    def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
+        yield from records
+
+    monkeypatch.setattr(importers, "convert", convert)
+    ix = build._build(run, None, None, [])
+    assert len(ix) == len(records)
+    kept, parsed = _both_ways(ix)
+    assert kept == parsed
+    assert [line for _path, line in kept][:3] == [7, 3, 4]
