@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zlib
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 from cache_runs import (
     OLD,
@@ -29,7 +32,7 @@ from cache_runs import (
     write,
 )
 
-from tracetui.store import cache, cache_files
+from tracetui.store import cache, cache_files, cache_parts
 from tracetui.store.runset import open_path
 
 
@@ -153,21 +156,41 @@ def _oversized(p: Path) -> None:
         fh.truncate(2 << 20)  # past the cap the test sets (1 MiB)
 
 
-def _offsets_past_the_member(p: Path) -> None:
-    # A header that still checks out but rows that point outside their file.
-    import orjson
-
+def _respell(p: Path, part: int, blob: int, new: Callable[[bytes], bytes]) -> None:
+    """Replace one blob of one part by ``new(old)``, the header and CRC made to check out."""
     data = p.read_bytes()
     n = int.from_bytes(data[8:12], "little")
     header = orjson.loads(data[12 : 12 + n])
-    body = bytearray(data[12 + n :])
-    start, _length = header["parts"][0]["blobs"][0]
-    body[start : start + 8] = (10**12).to_bytes(8, "little")
-    import zlib
-
-    header["body"] = [len(body), zlib.crc32(body)]
+    body = data[12 + n :]
+    flat = [(i, j) for i, meta in enumerate(header["parts"]) for j in range(len(meta["blobs"]))]
+    blobs = []
+    for i, j in flat:
+        start, length = header["parts"][i]["blobs"][j]
+        old = body[start : start + length]
+        blobs.append(new(old) if (i, j) == (part, blob) else old)
+    out = b""
+    for (i, j), b in zip(flat, blobs, strict=True):
+        header["parts"][i]["blobs"][j] = [len(out), len(b)]
+        out += b
+    header["body"] = [len(out), zlib.crc32(out)]
     head = orjson.dumps(header)
-    p.write_bytes(data[:8] + len(head).to_bytes(4, "little") + head + bytes(body))
+    p.write_bytes(data[:8] + len(head).to_bytes(4, "little") + head + out)
+
+
+def _offsets_past_the_member(p: Path) -> None:
+    # A header that still checks out but rows that point outside their file.
+    _respell(p, 0, 0, lambda old: (10**12).to_bytes(8, "little") + old[8:])
+
+
+def _links(p: Path, rows: list[int] | None, ids: list[object] | None) -> None:
+    """Part 1 (B.jsonl, whose first row names a parent) with other link rows or ids."""
+    if rows is not None:
+        _respell(p, 1, LINK_ROWS, lambda _old: array("i", rows).tobytes())
+    if ids is not None:
+        _respell(p, 1, LINK_IDS, lambda _old: orjson.dumps(ids))
+
+
+LINK_ROWS, LINK_IDS = len(cache_parts.COLUMNS) + 1, len(cache_parts.COLUMNS) + 2
 
 
 BOTH = [("B.jsonl", 0), ("B.jsonl.1", 0)]
@@ -181,6 +204,18 @@ BROKEN = [
     ("oversized", _oversized, BOTH),
     # Checked part by part: only the member whose rows do not hold together is read again.
     ("rows-outside-the-file", _offsets_past_the_member, [("B.jsonl.1", 0)]),
+    ("link-row-past-the-rows", lambda p: _links(p, [99], None), [("B.jsonl", 0)]),
+    ("link-row-negative", lambda p: _links(p, [-1], None), [("B.jsonl", 0)]),
+    ("link-rows-cut", lambda p: _respell(p, 1, LINK_ROWS, lambda old: old[:-1]), [("B.jsonl", 0)]),
+    ("more-link-ids-than-rows", lambda p: _links(p, None, ["c0006", "c0007"]), [("B.jsonl", 0)]),
+    ("link-id-not-a-string", lambda p: _links(p, None, [6]), [("B.jsonl", 0)]),
+    ("link-id-null", lambda p: _links(p, None, [None]), [("B.jsonl", 0)]),
+    ("link-ids-not-json", lambda p: _respell(p, 1, LINK_IDS, lambda _o: b"[no"), [("B.jsonl", 0)]),
+    (
+        "ids-not-strings",
+        lambda p: _respell(p, 1, LINK_IDS - 2, lambda o: o.replace(b'"c0009"', b"9")),
+        [("B.jsonl", 0)],
+    ),
 ]
 
 

@@ -5,15 +5,18 @@ exactly what registering every row at once, and parsing every row, gave."""
 from __future__ import annotations
 
 import random
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cache_runs import cold, private_cache, spy_reads, state, warm, write
 from records import encode_line, tool
 
 from tracetui import importers
-from tracetui.store import build, cache, fastindex
+from tracetui.store import build, cache, cache_parts, fastindex
 from tracetui.store.build import build_index
 from tracetui.store.id_registry import IdRegistry
 from tracetui.store.index import RunIndex
@@ -200,3 +203,51 @@ def test_odd_source_lines_are_read_as_the_parsed_rows_read_them(
     kept, parsed = _both_ways(ix)
     assert kept == parsed
     assert [line for _path, line in kept][:3] == [7, 3, 4]
+
+
+# ------------------------------------------------------------------ parent links in a cache part
+def _by_stretch_one_by_one(
+    stops: list[int], rows: list[int], parents: list[str]
+) -> list[list[tuple[int, str]]]:
+    """The reference: each link put in its stretch one at a time (as before the row arrays)."""
+    out: list[list[tuple[int, str]]] = [[] for _ in range(len(stops) + 1)]
+    for row, pid in zip(rows, parents, strict=True):
+        seg = bisect_left(stops, row)
+        out[seg].append((row - (stops[seg - 1] + 1 if seg else 0), pid))
+    return out
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_links_are_cut_into_stretches_as_one_by_one(order: str, seed: int) -> None:
+    rnd = random.Random(seed)
+    total = 300
+    stops = sorted(rnd.sample(range(total), rnd.choice([0, 1, 5, 40])))
+    rows = [r for r in range(total) if r not in stops and rnd.random() < 0.4]
+    if order == "shuffled":
+        rnd.shuffle(rows)
+    parents = [f"p{r}" for r in rows]
+    got = cache_parts._links_by_stretch(stops, total, array("i", rows), parents)
+    assert got == _by_stretch_one_by_one(stops, rows, parents)
+
+
+def test_a_member_with_bad_lines_between_retries_comes_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    private_cache(tmp_path, monkeypatch)
+    root = tmp_path / "run"
+    root.mkdir()
+    body = b""
+    for i in range(30):
+        fields: dict[str, Any] = {"parent_command_id": f"c{i - 1:04d}"} if i % 3 else {}
+        body += encode_line(tool(f"c{i:04d}", **fields))
+        if i % 7 == 3:
+            body += b"{not json\n"
+    write(root / "B.jsonl", body)
+    base = root / "B.jsonl"
+    warm(base)
+    reads = spy_reads(monkeypatch)
+    got = warm(base)
+    assert reads == []  # every row restored from the entry
+    assert len(got.bad) == 4 and len(got.links()) == 20
+    assert state(got) == state(cold(base))

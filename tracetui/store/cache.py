@@ -55,7 +55,8 @@ if TYPE_CHECKING:  # only annotations: a warm `summary --json` never loads the i
 
 log = logging.getLogger("tracetui.cache")
 
-VERSION = 2
+VERSION = 3
+"""Of the entry's format (3: parent links as an ``array`` of rows and a list of ids)."""
 MAGIC = b"TTIDX\x00\x01\n"
 SPAN = 1024
 """Bytes hashed at each end of a member."""
