@@ -102,6 +102,10 @@ def _dispatch(args_list: list[str]) -> int:
         from tracetui.store import cache
 
         cache.disable()
+    if args.command in _INDEXED:
+        from tracetui.store import temp_files
+
+        temp_files.sweep_stale()  # what a killed tracetui left in its private temp folder
     return int(args.func(args) or 0)
 
 

@@ -8,12 +8,11 @@ it is returned (the viewer shows a peek meanwhile). A live run is not built here
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from tracetui.store import cache, fastindex, gz
+from tracetui.store import cache, fastindex, gz, temp_files
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import open_regular
 from tracetui.store.runset import Member, Run
@@ -186,7 +185,8 @@ def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | N
 
     from tracetui import importers
 
-    fd, tmp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
+    # Named for this process in a private folder: a kill -9 leaves a file the next start sweeps.
+    fd, tmp = temp_files.make_temp("import", ".jsonl")
     index.adopt_temp(tmp)
     # Converted line → the original's line, as RunIndex.location would read it from each row:
     # kept now, so exporting or linting an import does not parse every row again for it.
