@@ -33,8 +33,8 @@ from textual.worker import get_current_worker
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.rows import RowView
-from tracetui.model.flags import FAILED, TRUNCATED
-from tracetui.model.text import neutralize_line, quote_argv
+from tracetui.model.flags import TRUNCATED
+from tracetui.model.text import neutralize_line
 from tracetui.store.build import build_index, peek_index
 from tracetui.store.ids import table_for
 from tracetui.store.index import RunIndex
@@ -53,22 +53,20 @@ from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.screens.stats import show_stats
 from tracetui.ui.screens.unseen import show_unseen
+from tracetui.ui.view_actions import FILTERS, ViewActions
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.footer import ViewerFooter
-from tracetui.ui.widgets.rerun_pane import RerunPane, current_pane
+from tracetui.ui.widgets.rerun_pane import RerunPane
 from tracetui.ui.widgets.run_header import RunHeader
 from tracetui.ui.widgets.span_list import SpanList
-
-FILTERS = {FAILED: "failures only", TRUNCATED: "truncated only"}
-
 
 PEEK_ABOVE = 32 << 20
 """Runs bigger than this (bytes) open on a peek at their newest rows while they are indexed."""
 
 
-class TraceApp(Navigation, App[int]):
+class TraceApp(Navigation, ViewActions, App[int]):
     """Review one run: span list, detail, retry chain."""
 
     CSS_PATH = str(Path(__file__).with_name("tracetui.tcss"))  # absolute: subclasses elsewhere work
@@ -79,9 +77,11 @@ class TraceApp(Navigation, App[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = list(VIEW_BINDINGS)  # ui/keys.py
 
-    selected_row: reactive[int | None] = reactive(None, always_update=True)
+    # repaint=False: a reactive of the app repaints the whole screen when set (a full-screen
+    # update, 20-80 ms, on every cursor move); the panes its watchers redraw repaint themselves.
+    selected_row: reactive[int | None] = reactive(None, always_update=True, repaint=False)
     """The index row under the cursor; None before the run is indexed or when the view is empty."""
-    raw_mode: reactive[bool] = reactive(False)
+    raw_mode: reactive[bool] = reactive(False, repaint=False)
     """Whether the detail pane shows the raw JSON record."""
 
     def __init__(self, runs: list[Run], *, follow: bool = True) -> None:
@@ -344,107 +344,6 @@ class TraceApp(Navigation, App[int]):
             return
         self.spans.move_to(pos, center=True)
 
-    # ----------------------------------------------------------------- actions
-    def action_filter_failed(self) -> None:
-        self._set_filter(0 if self.mask == FAILED else FAILED, self.selected_row)
-
-    def action_filter_truncated(self) -> None:
-        self._set_filter(0 if self.mask == TRUNCATED else TRUNCATED, self.selected_row)
-
-    def _set_filter(self, mask: int, keep_row: int | None) -> None:
-        if self.index is None:
-            return
-        self.mask = mask
-        self.spans.set_view(RowView(self.index, mask), keep_row)
-        self._update_list_title()
-
-    def _update_list_title(self) -> None:
-        pane = self.query_one("#list-pane")
-        view = self.spans.view
-        if self.mask and view is not None:
-            pane.border_title = f"spans · {FILTERS[self.mask]} ({len(view):,})"
-        else:
-            pane.border_title = "spans"
-
-    def action_toggle_raw(self) -> None:
-        self.raw_mode = not self.raw_mode
-
-    def action_copy_argv(self) -> None:
-        span = (
-            self.index.span(self.selected_row)
-            if self.index and self.selected_row is not None
-            else None
-        )
-        if span is None or not span.argv:
-            self.notify("no argv on this row", timeout=3)
-            return
-        text = quote_argv(span.argv)  # neutralised: a pasted escape is still an escape
-        self.copy_to_clipboard(text)
-        self.notify(f"copied: {text}", timeout=3, markup=False)
-
-    def _chain_step(self, step: int) -> None:
-        pane = self.query_one(ChainPane)
-        row = self.selected_row
-        if row is None or row not in pane.order or len(pane.order) < 2:
-            self.notify("no other attempt in this chain", timeout=3)
-            return
-        i = pane.order.index(row) + step
-        if not 0 <= i < len(pane.order):
-            where = "first" if i < 0 else "last"  # the step ran off this end of the chain
-            self.notify(f"{where} attempt of the chain", timeout=2)
-            return
-        self.select_row(pane.order[i])
-
-    def action_chain_prev(self) -> None:
-        self._chain_step(-1)
-
-    def action_chain_next(self) -> None:
-        self._chain_step(1)
-
-    def action_search(self) -> None:
-        bar = self.query_one("#search", Input)
-        bar.add_class("-open")
-        bar.focus()
-
-    def _close_bar(self) -> None:
-        self.query_one("#search", Input).remove_class("-open")
-        self.spans.focus()
-
-    def action_clear(self) -> None:
-        """Esc: close the search bar; else the re-run pane; else end the search; else the filter."""
-        bar = self.query_one("#search", Input)
-        pane = current_pane(self)
-        if bar.has_class("-open"):
-            self._close_bar()  # typing abandoned: a search already active stays active
-        elif pane is not None:
-            pane.action_escape()  # Esc reaches the re-run pane whichever pane has focus
-        elif self.search.active:
-            self.search.clear()
-        elif self.mask:
-            self._set_filter(0, self.selected_row)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter: the query becomes the active search (n / N walk it); the bar closes."""
-        query = event.value
-        if event.input.id != "search":
-            return
-        if not query or self.spans.view is None or len(self.spans.view) == 0:
-            return
-        self._close_bar()
-        self.search.start(query)  # ui/find.py
-
-    def action_toggle_follow(self) -> None:
-        self.live.toggle()
-
-    def action_open_run(self) -> None:
-        self.live.pick_run()
-
-    def action_export_report(self) -> None:
-        export_report(self, self.index, self.selected_row)  # ui/report_export.py
-
-    def action_rerun(self) -> None:
-        start_rerun(self, self.selected_row)  # ui/screens/confirm_rerun.py
-
     def on_rerun_pane_recorded(self, msg: RerunPane.Recorded) -> None:
         """A re-run was written to the run's re-runs file: show its row in the list and chain."""
         path, run, index = msg.sidecar_path, self.run_, self.index
@@ -464,6 +363,14 @@ class TraceApp(Navigation, App[int]):
             self.notify(f"cannot read {neutralize_line(path)}: {why}", timeout=8, markup=False)
             return
         self.rows_appended()
+
+    # ----------------------------------------------------------------- actions
+    # (The others are in ui/view_actions.py; these open screens.)
+    def action_export_report(self) -> None:
+        export_report(self, self.index, self.selected_row)  # ui/report_export.py
+
+    def action_rerun(self) -> None:
+        start_rerun(self, self.selected_row)  # ui/screens/confirm_rerun.py
 
     def action_stats(self) -> None:
         show_stats(self, self.index)  # ui/screens/stats.py

@@ -39,6 +39,7 @@ from tracetui.ui.host import ViewerHost
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.redraw import show_text
 from tracetui.ui.widgets.running import running_text
 
 MAX_BACKLOG = 20_000
@@ -344,7 +345,7 @@ class LiveFollow:
         if call is not None:
             # On a call still running: the detail pane says since when (it has no row yet).
             body = self.app.query_one(DetailPane).body
-            body.update(running_text(call, body.st("label"), body.st("dim")))
+            show_text(body, running_text(call, body.st("label"), body.st("dim")))  # no layout
         self.refresh_header()
 
     def refresh_header(self) -> None:

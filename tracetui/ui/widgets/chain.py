@@ -25,6 +25,7 @@ from tracetui.model.flags import BAD, EXIT_UNKNOWN, NULL_EXIT, SIDECAR, TRUNC_UN
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import shown_id
 from tracetui.store.index import RunIndex
+from tracetui.ui.widgets.redraw import show_text
 
 WINDOW = 200
 """Attempts drawn either side of the selected one."""
@@ -77,6 +78,7 @@ class ChainPane(VerticalScroll):
         self.selected_line = 0
         """Line of the drawn text holding the selected attempt (the pane scrolls to show it)."""
         self._shown: tuple[RunIndex | None, ChainIndex | None, int | None] = (None, None, None)
+        self._shown_subtitle = ""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self.body
@@ -99,18 +101,25 @@ class ChainPane(VerticalScroll):
             or chains.index is not index
         ):
             self.chain, self.order, self._position = None, [], {}
-            self.body.update(Text("No retry chain for this row.", style=self.body.st("dim")))
-            self.border_subtitle = ""
+            show_text(self.body, Text("No retry chain for this row.", style=self.body.st("dim")))
+            self._subtitle("")
             return
         chain = chains.chain(row)
         if chain is not self.chain:  # the chain index hands back the same tree while it holds
             self.chain = chain
             self.order = [n.row for n in chain.nodes()]
             self._position = {r: i for i, r in enumerate(self.order)}
-        self.body.update(self.render_chain(index, chain, row))
-        self.border_subtitle = _attempts(len(self.order))
+        show_text(self.body, self.render_chain(index, chain, row))  # ui/widgets/redraw.py
+        self._subtitle(_attempts(len(self.order)))
         if self.is_mounted:
             self.call_after_refresh(self._show_selected_line)
+
+    def _subtitle(self, text: str) -> None:
+        """Set the attempt count under the pane: setting it redraws the whole pane, border too,
+        and following a run redraws the pane ten times a second with the same count."""
+        if text != self._shown_subtitle:
+            self._shown_subtitle = text
+            self.border_subtitle = text
 
     def _show_selected_line(self) -> None:
         """Scroll just enough to bring the selected attempt into view (centred when it jumps)."""

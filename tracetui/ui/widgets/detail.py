@@ -27,6 +27,7 @@ from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run
 from tracetui.ui.widgets.detail_summary import DetailSummary
+from tracetui.ui.widgets.redraw import show_text
 
 MAX_DRAWN = 24_000
 """Characters of one preview part (or of the raw JSON) drawn; the rest is counted, not drawn."""
@@ -75,7 +76,7 @@ class DetailPane(VerticalScroll):
             self.scroll_home(animate=False)
         self._shown = (index, row, raw)
         self._text = self._marked(self.render_row(index, row, raw))
-        self.body.update(self._text)
+        show_text(self.body, self._text)  # no layout while as tall (ui/widgets/redraw.py)
         self._show_summary()
 
     def _show_summary(self) -> None:
@@ -123,7 +124,7 @@ class DetailPane(VerticalScroll):
     def _redraw(self) -> None:
         index, row, raw = self._shown
         self._text = self._marked(self.render_row(index, row, raw))
-        self.body.update(self._text)
+        show_text(self.body, self._text)  # no layout while as tall (ui/widgets/redraw.py)
         self._show_summary()
 
     # ------------------------------------------------------------- rendering

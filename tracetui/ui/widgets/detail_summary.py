@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from tracetui.analysis.rows import banner, never_shown
 from tracetui.model.spans import Span
+from tracetui.ui.widgets.redraw import show_text
 
 
 class DetailSummary(Static):
@@ -37,7 +38,7 @@ class DetailSummary(Static):
         """Draw the strip for ``span``; hide it when nothing was cut (or there is no span)."""
         text = self.summary(span) if span is not None else Text()
         self.set_class(bool(text.plain), "-cut")  # shown on narrow terminals (tracetui.tcss)
-        self.update(text)
+        show_text(self, text)  # no layout while as tall (ui/widgets/redraw.py)
 
     def summary(self, span: Span) -> Text:
         st = self.st

@@ -3,6 +3,12 @@
 Only the visible rows are drawn: ``render_line(y)`` asks the index for the row at that position
 (parsed on demand, LRU cached in the index) and keeps a small LRU cache of rendered strips keyed
 on row, width, cursor, index generation and theme. A million rows cost nothing until seen.
+
+While a run is followed the index's generation moves with every batch, and a batch scrolls the
+list, so every visible line is drawn again: a second cache keyed on what a line shows (its
+cells, width, cursor and badge) hands back the strip of a row whose cells did not change, so
+a batch costs the drawing of its new rows only. The cells are worked out again (a row's id or
+marks can change as rows arrive), which is a tenth of what drawing them costs.
 Keys live on the app (so they work from any pane); this widget moves its cursor when told.
 """
 
@@ -12,9 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.message import Message
@@ -22,13 +26,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from tracetui.analysis.rows import COLUMNS, Cell, RowView, row_cells
-from tracetui.analysis.search import match_spans
+from tracetui.analysis.rows import Cell, RowView, row_cells
 from tracetui.store.live_import import RunningCall
+from tracetui.ui.widgets.row_strip import RIGHT_ALIGNED as RIGHT_ALIGNED  # (the column header)
+from tracetui.ui.widgets.row_strip import final_style, narrow_strip, text_strip
 from tracetui.ui.widgets.running import running_cells
 
-RIGHT_ALIGNED = {2, 3, 4, 5}
-"""Columns of numbers (exit, duration, out, err) line up on the right."""
 CACHE_SIZE = 256
 
 
@@ -75,9 +78,13 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         self.highlight = ""
         """The active search's query: its matches in the ARGV cell are highlighted."""
         self._strips: OrderedDict[tuple[int, int, bool, int, bool], Strip] = OrderedDict()
+        self._drawn: OrderedDict[tuple[int, bool, bool, tuple[Cell, ...]], Strip] = OrderedDict()
+        """Strips by what they show (width, cursor, badge, cells): see the module's docstring."""
         self._style_epoch = 0
         self._styles: dict[str, Style] = {}
         """Component styles by name; looking them up in the CSS per cell was most of a row's cost."""
+        self._finals: dict[str, Style] = {}
+        """A character's whole style by cursor and cell style (row_strip.final_style)."""
         self.running: tuple[RunningCall, ...] = ()
         """Calls of a followed foreign session not yet rows, drawn after the rows (unfiltered)."""
         self.fresh: frozenset[int] = frozenset()
@@ -119,7 +126,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """The running calls to draw (a snapshot from the follower), and rows to mark new."""
         if fresh is not None and fresh != self.fresh:
             self.fresh = fresh
-            self._strips.clear()
+            self._strips.clear()  # (the cells say which rows are fresh: _drawn stays right)
         if calls == self.running and fresh is None:
             return
         on_running = self.running_call() is not None
@@ -170,7 +177,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """Highlight ``query`` (smart case, as the search matches) in ARGV; empty: none."""
         if query != self.highlight:
             self.highlight = query
-            self._strips.clear()
+            self._forget_strips()
             self.refresh()
 
     def _update_size(self) -> None:
@@ -230,11 +237,17 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._style_epoch += 1  # a theme change: every cached strip has old colours
-        self._strips.clear()
+        self._forget_strips()
         self._styles.clear()
+        self._finals.clear()
+
+    def _forget_strips(self) -> None:
+        """Drop every drawn strip: how a line is drawn changed (theme, highlight, size)."""
+        self._strips.clear()
+        self._drawn.clear()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._strips.clear()
+        self._forget_strips()
         self._update_size()
 
     def render_line(self, y: int) -> Strip:
@@ -262,6 +275,24 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             self._strips.popitem(last=False)
         return strip
 
+    def _render_row(self, row: int, width: int, cursor: bool) -> Strip:
+        assert self.view is not None
+        index = self.view.index
+        cells = row_cells(index, row, index.get(row))
+        if row in self.fresh:  # new since the last re-read of a whole-document trace
+            cells[1] = Cell(cells[1].text, "new")
+        badge = row == self.latest_failure
+        key = (width, cursor, badge, tuple(cells))
+        strip = self._drawn.get(key)
+        if strip is not None:
+            self._drawn.move_to_end(key)
+            return strip  # drawn before, in another batch, with the same cells
+        strip = self._strip(cells, width, cursor, badge=badge)
+        self._drawn[key] = strip
+        if len(self._drawn) > CACHE_SIZE:
+            self._drawn.popitem(last=False)
+        return strip
+
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
@@ -274,34 +305,23 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             self._styles[name] = style
         return style
 
-    def _render_row(self, row: int, width: int, cursor: bool) -> Strip:
-        assert self.view is not None
-        index = self.view.index
-        cells = row_cells(index, row, index.get(row))
-        if row in self.fresh:  # new since the last re-read of a whole-document trace
-            cells[1] = Cell(cells[1].text, "new")
-        return self._strip(cells, width, cursor, badge=row == self.latest_failure)
-
     def _strip(self, cells: list[Cell], width: int, cursor: bool, *, badge: bool) -> Strip:
-        text = Text(no_wrap=True, overflow="ellipsis", end="")
-        for i, ((_title, w), cell) in enumerate(zip(COLUMNS, cells[:-1], strict=True)):
-            body = cell.text[:w]
-            body = body.rjust(w) if i in RIGHT_ALIGNED else body.ljust(w)
-            text.append(body, self._style(cell.style))
-            text.append(" ")
-        if badge:
-            text.append(" LATEST FAILURE ", self._style("badge"))
-            text.append(" ")
-        argv = cells[-1]  # the last cell, ARGV, takes the rest of the width
-        start = len(text)
-        text.append(argv.text, self._style(argv.style))
-        for a, b in match_spans(argv.text, self.highlight):
-            text.stylize(self._style("match"), start + a, start + b)
-        text.truncate(width, overflow="ellipsis", pad=True)
-        if cursor:
-            text.stylize_before(self._style("cursor"))  # under the cells: badge and colours stay
-        segments = list(text.render(self.app.console, end=""))
-        return Strip(Segment.apply_style(segments, self._style("base")), width).crop(0, width)
+        """The drawn line (ui/widgets/row_strip.py): directly when every character is one
+        column wide and no match is highlighted, else through a Rich Text; the same strip."""
+        if not self.highlight:
+            strip = narrow_strip(cells, width, cursor, badge, self._style, self._final_style)
+            if strip is not None:
+                return strip
+        return text_strip(
+            cells, width, cursor, badge, self.highlight, self._style, self.app.console
+        )
+
+    def _final_style(self, cursor: bool, name: str) -> Style:
+        key = f"{'cursor+' if cursor else ''}{name}"
+        style = self._finals.get(key)
+        if style is None:
+            style = self._finals[key] = final_style(self._style, cursor, name)
+        return style
 
     # ----------------------------------------------------------------- mouse
     def on_click(self, event: events.Click) -> None:
