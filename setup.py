@@ -1,8 +1,10 @@
-"""Build the optional C scanner (tracetui/store/_scan.c) and the redactor's hint finder
-(tracetui/record/_hints.c); everything else is in pyproject.toml.
+"""Build the optional C scanner (tracetui/store/_scan.c), the redactor's hint finder
+(tracetui/record/_hints.c) and the OTLP span writer (tracetui/export/_otlp_row.c); everything
+else is in pyproject.toml.
 
 The extension is optional: without a compiler the install still succeeds and the index uses its
-pure-Python path and the redactor its own word search (same results, slower on big runs).
+pure-Python path, the redactor its own word search and the OTLP export its Python rows (same
+results, slower on big runs).
 """
 
 from setuptools import Extension, setup
@@ -24,6 +26,22 @@ setup(
         Extension(
             "tracetui.record._hints",
             ["tracetui/record/_hints.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "tracetui.export._otlp_row",
+            ["tracetui/export/_otlp_row.c"],
+            # One translation unit: _otlp_row.c includes its parts (rebuild when they change).
+            depends=[
+                "tracetui/export/_otlp_json.h",
+                "tracetui/export/_otlp_sha.h",
+                "tracetui/export/_otlp_time.h",
+                "tracetui/export/_otlp_fields.h",
+                "tracetui/export/_otlp_judge.h",
+                "tracetui/export/_otlp_span.h",
+                "tracetui/export/_otlp_build.h",
+            ],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -21,7 +21,7 @@ import test_lint_fast
 import test_otlp
 from records import Line, encode_line, imported, tool
 
-from tracetui.export import otlp, otlp_fast
+from tracetui.export import otlp, otlp_fast, otlp_rows
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path
@@ -57,13 +57,13 @@ class Fallbacks:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.rows = 0
-        real = otlp_fast.parse_line
+        real = otlp_rows.parse_line
 
         def counting(*args: Any) -> Any:
             self.rows += 1
             return real(*args)
 
-        monkeypatch.setattr(otlp_fast, "parse_line", counting)
+        monkeypatch.setattr(otlp_rows, "parse_line", counting)
 
 
 # ------------------------------------------------------------------ fixtures and case tables
@@ -96,7 +96,7 @@ def test_several_runs_one_document(tmp_path: Path) -> None:
 ODD_VALUES: list[Any] = [None, 0, -1, 2**63, 2**64 - 1, 1.5, 3.0, 1e300, True, "", "x", []]
 ODD_VALUES += [["a", 1], {}]
 FIELDS = sorted(
-    {k for k, _ in otlp_fast._FIELDS} | {"schema", "kind", "span_type", "source_line", "meta"}
+    {k for k, _ in otlp_rows._FIELDS} | {"schema", "kind", "span_type", "source_line", "meta"}
 )
 
 

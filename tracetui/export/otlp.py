@@ -41,7 +41,7 @@ BATCH = 1000
 """Spans per POST request."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_RFC3339 = re.compile(
+RFC3339 = re.compile(
     r"^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9})\d*)?(Z|z|[+-]\d\d:?\d\d)?$"
 )
 
@@ -52,7 +52,7 @@ class ExportError(Exception):
 
 def unix_nanos(stamp: str | None) -> int | None:
     """Nanoseconds since the epoch of an RFC 3339 time (no zone means UTC); None when unparseable."""
-    m = _RFC3339.match(stamp.strip()) if stamp else None
+    m = RFC3339.match(stamp.strip()) if stamp else None
     if m is None:
         return None
     year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
@@ -86,7 +86,7 @@ def span_id(run_key: str, key: str) -> str:
     return _hex_id(f"tracetui span\0{run_key}\0{key}", 16)
 
 
-def _row_key(index: RunIndex, row: int) -> str:
+def row_key(index: RunIndex, row: int) -> str:
     """What a span's id is derived from: its command id (with occurrence), else its row."""
     cid = index.ids[row]
     if cid is None:
@@ -100,7 +100,8 @@ def _row_key(index: RunIndex, row: int) -> str:
     return cid
 
 
-def _attr(key: str, value: Any) -> dict[str, Any]:
+def attr(key: str, value: Any) -> dict[str, Any]:
+    """One OTLP attribute object: the value's kind by its Python type (64-bit ints as text)."""
     if isinstance(value, bool):
         v: dict[str, Any] = {"boolValue": value}
     elif isinstance(value, int):
@@ -157,7 +158,7 @@ def _attributes(span: Span, path: str, line: int) -> list[dict[str, Any]]:
         ]
     optional += [("tracetui.file", path), ("tracetui.line", line)]
     pairs += [(k, v) for k, v in optional if v is not None]
-    return [_attr(k, v) for k, v in pairs]
+    return [attr(k, v) for k, v in pairs]
 
 
 def _error_type(span: Span) -> str:
@@ -169,14 +170,19 @@ def _error_type(span: Span) -> str:
     return f"exit {span.exit_code}"
 
 
-class _Exporter:
-    """Ids and roots for one run (the chain index memoises roots: a long chain is walked once)."""
+class Exporter:
+    """Ids and roots for one run (the chain index memoises roots: a long chain is walked once).
+
+    ``last_end`` is the clock a span without a time follows (the latest end so far); the fast
+    writers (``otlp_fast``, ``otlp_rows``) share it with this exporter for the rows they hand it.
+    """
 
     def __init__(self, index: RunIndex) -> None:
         self.index = index
         self.chains = ChainIndex(index)
         self.run_key = index.run.name
-        self._last_end = 0
+        self.last_end = 0
+        """The latest span end written so far (ns)."""
 
     def root(self, row: int) -> int:
         return self.chains.root_of(row)[0]
@@ -185,18 +191,18 @@ class _Exporter:
         ix = self.index
         path, line = ix.location(row)
         root = self.root(row)
-        tid = trace_id(self.run_key, _row_key(ix, root))
+        tid = trace_id(self.run_key, row_key(ix, root))
         start = unix_nanos(span.started_at)
         attrs = _attributes(span, path, line)
         if start is None:
             # OTLP needs a time: follow the previous span, and say the time is not recorded.
-            start = self._last_end
-            attrs.append(_attr("tracetui.time_unknown", True))
+            start = self.last_end
+            attrs.append(attr("tracetui.time_unknown", True))
         end = start + max(0, int((span.duration_ms or 0) * 1_000_000))
-        self._last_end = max(self._last_end, end)
+        self.last_end = max(self.last_end, end)
         out: dict[str, Any] = {
             "traceId": tid,
-            "spanId": span_id(self.run_key, _row_key(ix, row)),
+            "spanId": span_id(self.run_key, row_key(ix, row)),
             "name": f"execute_tool {span.display_name}",
             "kind": SPAN_KIND_INTERNAL,
             "startTimeUnixNano": str(start),
@@ -220,16 +226,16 @@ class _Exporter:
         if prow is not None:
             return {
                 "traceId": tid,
-                "spanId": span_id(self.run_key, _row_key(self.index, prow)),
-                "attributes": [_attr("tracetui.link", "retry_of")],
+                "spanId": span_id(self.run_key, row_key(self.index, prow)),
+                "attributes": [attr("tracetui.link", "retry_of")],
             }
         # The parent was rotated away: link to where its span would be, and say so.
         return {
             "traceId": tid,
             "spanId": span_id(self.run_key, span.parent_command_id),
             "attributes": [
-                _attr("tracetui.link", "retry_of"),
-                _attr("tracetui.parent_missing", True),
+                attr("tracetui.link", "retry_of"),
+                attr("tracetui.parent_missing", True),
             ],
         }
 
@@ -275,15 +281,13 @@ def _read_spans(index: RunIndex) -> Iterator[tuple[int, Span]]:
 
 def iter_spans(index: RunIndex) -> Iterator[dict[str, Any]]:
     """The OTLP span objects of one run, in set order."""
-    exporter = _Exporter(index)
+    exporter = Exporter(index)
     for row, span in _read_spans(index):
         yield exporter.span(row, span)
 
 
 def resource(index: RunIndex) -> dict[str, Any]:
-    return {
-        "attributes": [_attr("service.name", "tracetui"), _attr("tracetui.run", index.run.name)]
-    }
+    return {"attributes": [attr("service.name", "tracetui"), attr("tracetui.run", index.run.name)]}
 
 
 SCOPE = {"name": "tracetui", "version": __version__}

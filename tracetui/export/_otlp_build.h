@@ -1,0 +1,455 @@
+/* One row's span (Rows.span), the Rows type and the module, for _otlp_row.c (its translation unit). */
+
+/* Row flags (model/flags.py; the module exports these copies and a test checks they agree):
+ * the rows no span is read from (BAD | SIDECAR), and those the index found cut or unknown
+ * (TRUNCATED | TRUNC_UNKNOWN), whose previews may hold a marker. */
+#define SKIP_FLAGS (1 | 64)
+#define MAY_MARK_FLAGS (4 | 8)
+
+#define FALLBACK(rc) ((rc) == -2 ? NULL : (Py_INCREF(Py_None), Py_None))
+
+static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line, Py_ssize_t len, int may_mark,
+                          PyObject *path_json, Py_ssize_t line_no) {
+    Rec *r = &self->rec;
+    Buf *arena = &self->arena, *b = &self->out;
+    if (self->last_end_big) Py_RETURN_NONE;
+    arena->n = 0;
+    buf_reserve(arena, 2 * len + 16); /* decoded text is never longer than its token */
+    if (arena->failed) return PyErr_NoMemory();
+    if (parse_record(line, len, r)) Py_RETURN_NONE;
+    Text name, tool, cwd, started, error, note, encoding, cid, pid, kind;
+    int how, rc;
+    if (dialect_of(r, arena, &name, &how)) Py_RETURN_NONE;
+    if (get_text(&r->v[K_TOOL], arena, &tool) || get_text(&r->v[K_CWD], arena, &cwd) ||
+        get_text(&r->v[K_STARTED], arena, &started) || get_text(&r->v[K_ERROR], arena, &error) ||
+        get_text(&r->v[K_NOTE], arena, &note) || get_text(&r->v[K_ENCODING], arena, &encoding) ||
+        get_text(&r->v[K_COMMAND_ID], arena, &cid) || get_text(&r->v[K_PARENT_ID], arena, &pid))
+        Py_RETURN_NONE;
+    for (int k = K_ARGV; k <= K_COMMAND; k++) {
+        const Val *v = &r->v[k];
+        if (!absent(v) && (v->kind != V_ARR || !r->args_ok[k == K_COMMAND])) Py_RETURN_NONE;
+    }
+    int feedback = how == D_FEEDBACK, use = feedback; /* argv is `command` in a feedback record */
+    int nargs = r->nargs[use];
+    const Val *args = r->args[use];
+    int has_exit, has_ret, has_redacted, has_duration;
+    int64_t exit_code = 0, returncode = 0, redacted = 0;
+    double duration = 0;
+    if (get_int(&r->v[K_EXIT], &has_exit, &exit_code) || get_int(&r->v[K_RETURNCODE], &has_ret, &returncode) ||
+        get_int(&r->v[K_REDACTED], &has_redacted, &redacted) ||
+        get_duration(&r->v[K_DURATION], &has_duration, &duration))
+        Py_RETURN_NONE;
+    if (how == D_TRUNCATION_SPAN && present(r, K_RETURNCODE)) {
+        has_exit = has_ret;
+        exit_code = returncode;
+    }
+    int ok_preview = get_bool(&r->v[K_OK_PREVIEW]);
+    if (ok_preview < 0) Py_RETURN_NONE;
+    int submission = 0;
+    if (r->v[K_KIND].kind == V_STR) {
+        if (get_text(&r->v[K_KIND], arena, &kind)) Py_RETURN_NONE;
+        submission = text_is(&kind, "submission");
+    }
+    Stream st[2];
+    for (int k = 0; k < 2; k++)
+        if ((rc = stream_of(self->find_marker, self->hints, r, arena, K_STREAMS + k * S_N, feedback, may_mark, &st[k])))
+            return FALLBACK(rc);
+
+    /* The display name: the tool, else argv[0]'s base name, else "?". */
+    Text shown = tool;
+    if (!(tool.has && tool.n)) {
+        if (nargs) {
+            if (get_text(&args[0], arena, &shown)) Py_RETURN_NONE;
+            const unsigned char *slash = shown.p + shown.n;
+            while (slash > shown.p && slash[-1] != '/') slash--;
+            shown.n -= slash - shown.p;
+            shown.p = slash;
+        } else {
+            shown.p = (const unsigned char *)"?";
+            shown.n = 1;
+        }
+    }
+    int failed = has_exit ? exit_code != 0 : error.has && error.n > 0;
+    int truncated = st[0].trunc == 1 || st[1].trunc == 1 ? 1 : st[0].trunc < 0 || st[1].trunc < 0 ? -1 : 0;
+    int has_hidden = st[0].has_hidden || st[1].has_hidden;
+    int64_t hidden = (st[0].has_hidden ? st[0].hidden : 0) + (st[1].has_hidden ? st[1].hidden : 0);
+
+    /* The clock: a row without a time follows the previous span (otlp.Exporter). */
+    int64_t start = 0;
+    int time_known = start_of(self, &started, &start);
+    if (time_known < 0) Py_RETURN_NONE;
+    if (!time_known) start = self->last_end;
+    double scaled = has_duration ? duration * 1e6 : 0;
+    if (!(scaled > -9.0e18 && scaled < 9.0e18)) Py_RETURN_NONE;
+    int64_t add = (int64_t)scaled; /* int() truncates toward zero too */
+    __int128 end = (__int128)start + (add > 0 ? add : 0);
+    if (end > INT64_MAX) Py_RETURN_NONE;
+
+    /* The ids: the chain's trace, the span, and the link to the attempt retried. */
+    char tid[32], sid[16], lid[16];
+    PyObject *rowobj = PyLong_FromSsize_t(row);
+    if (!rowobj) return NULL;
+    Py_ssize_t root = row, prow = -1;
+    PyObject *parent = PyDict_GetItemWithError(self->parent_ids, rowobj);
+    rc = 0;
+    if (!parent && PyErr_Occurred()) rc = -2;
+    else if (parent && parent != Py_None) rc = call_row(self->root_of, rowobj, &root);
+    if (!rc) rc = id_of(self, root, self->trace_prefix, 32, tid);
+    if (!rc) rc = id_of(self, row, self->span_prefix, 16, sid);
+    int link = pid.has && pid.n > 0;
+    if (!rc && link) {
+        rc = call_row(self->parent_row, rowobj, &prow);
+        if (!rc && prow >= 0) rc = id_of(self, prow, self->span_prefix, 16, lid);
+        else if (!rc)
+            sha_hex_id((const unsigned char *)PyBytes_AS_STRING(self->span_prefix), PyBytes_GET_SIZE(self->span_prefix),
+                       pid.p, pid.n, 16, lid);
+    }
+    Py_DECREF(rowobj);
+    if (rc) return FALLBACK(rc);
+
+    b->n = 0;
+    b->failed = 0;
+    buf_str(b, "{\"traceId\":\"");
+    buf_put(b, tid, 32);
+    buf_str(b, "\",\"spanId\":\"");
+    buf_put(b, sid, 16);
+    buf_str(b, "\",\"name\":");
+    {
+        Buf tmp = {0};
+        buf_put(&tmp, "execute_tool ", 13);
+        buf_put(&tmp, (const char *)shown.p, shown.n);
+        if (tmp.failed) {
+            PyMem_Free(tmp.p);
+            return PyErr_NoMemory();
+        }
+        put_text(b, (const unsigned char *)tmp.p, tmp.n);
+        PyMem_Free(tmp.p);
+    }
+    buf_str(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+    buf_int(b, start);
+    buf_str(b, "\",\"endTimeUnixNano\":\"");
+    buf_int(b, (int64_t)end);
+    buf_str(b, "\",\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}}");
+    a_text(b, "gen_ai.tool.name", shown.p, shown.n);
+    if (cid.has && cid.n) a_text(b, "gen_ai.tool.call.id", cid.p, cid.n);
+    if (nargs) {
+        a_open(b, "process.command_args");
+        buf_str(b, "\"arrayValue\":{\"values\":[");
+        for (int k = 0; k < nargs; k++) {
+            Text a;
+            if (get_text(&args[k], arena, &a)) Py_RETURN_NONE;
+            buf_str(b, k ? ",{\"stringValue\":" : "{\"stringValue\":");
+            put_text(b, a.p, a.n);
+            buf_str(b, "}");
+        }
+        buf_str(b, "]}}}");
+    }
+    if (has_exit) a_int(b, "process.exit.code", exit_code);
+    char why[40];
+    if (failed) {
+        if (!has_exit) snprintf(why, sizeof why, "runner_error");
+        else if (exit_code < 0) snprintf(why, sizeof why, "signal %lld", -(long long)exit_code);
+        else snprintf(why, sizeof why, "exit %lld", (long long)exit_code);
+        a_text(b, "error.type", (const unsigned char *)why, (Py_ssize_t)strlen(why));
+    }
+    if (cwd.has) a_text(b, "tracetui.cwd", cwd.p, cwd.n);
+    if (note.has) a_text(b, "tracetui.agent_note", note.p, note.n);
+    if (error.has) a_text(b, "tracetui.runner_error", error.p, error.n);
+    if (!has_exit && !failed) a_bool(b, "tracetui.exit_unknown", 1);
+    if (submission) a_text(b, "tracetui.kind", (const unsigned char *)"submission", 10);
+    if (link) a_text(b, "tracetui.parent_command_id", pid.p, pid.n);
+    a_text(b, "tracetui.dialect", name.p, name.n);
+    if (encoding.has) a_text(b, "tracetui.encoding", encoding.p, encoding.n);
+    if (ok_preview != 2) a_bool(b, "tracetui.ok_preview", ok_preview);
+    if (has_redacted) a_int(b, "tracetui.redacted", redacted);
+    if (truncated >= 0) a_bool(b, "tracetui.truncated", truncated);
+    if (has_hidden) a_int(b, "tracetui.hidden_bytes", hidden);
+    put_stream(b, &st[0], 0);
+    put_stream(b, &st[1], 1);
+    a_open(b, "tracetui.file");
+    buf_str(b, "\"stringValue\":");
+    buf_put(b, PyBytes_AS_STRING(path_json), PyBytes_GET_SIZE(path_json));
+    buf_str(b, "}}");
+    a_int(b, "tracetui.line", line_no);
+    if (!time_known) a_bool(b, "tracetui.time_unknown", 1);
+    buf_str(b, "]");
+    if (link) {
+        buf_str(b, ",\"links\":[{\"traceId\":\"");
+        buf_put(b, tid, 32);
+        buf_str(b, "\",\"spanId\":\"");
+        buf_put(b, lid, 16);
+        buf_str(b, prow >= 0 ? "\",\"attributes\":[{\"key\":\"tracetui.link\",\"value\":{\"stringValue\":\"retry_of\"}}]}]"
+                             : "\",\"attributes\":[{\"key\":\"tracetui.link\",\"value\":{\"stringValue\":\"retry_of\"}},"
+                               "{\"key\":\"tracetui.parent_missing\",\"value\":{\"boolValue\":true}}]}]");
+    }
+    if (failed) {
+        buf_str(b, ",\"status\":{\"code\":2,\"message\":");
+        if (error.has && error.n) put_text(b, error.p, error.n);
+        else if (has_exit) {
+            snprintf(why, sizeof why, "exit %lld", (long long)exit_code);
+            put_text(b, (const unsigned char *)why, (Py_ssize_t)strlen(why));
+        } else
+            buf_str(b, "\"no exit\"");
+        buf_str(b, "}");
+    }
+    buf_str(b, "}");
+    if (b->failed) return PyErr_NoMemory();
+    if ((int64_t)end > self->last_end) self->last_end = (int64_t)end;
+    return PyBytes_FromStringAndSize(b->p, b->n);
+}
+
+static PyObject *Rows_span(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyBytes_Check(args[1]) || !PyBytes_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "span(row, line: bytes, may_mark, path_json: bytes, line_no)");
+        return NULL;
+    }
+    Py_ssize_t row = PyLong_AsSsize_t(args[0]), line_no = PyLong_AsSsize_t(args[4]);
+    int may_mark = PyObject_IsTrue(args[2]);
+    if ((row == -1 || line_no == -1 || may_mark < 0) && PyErr_Occurred()) return NULL;
+    return row_span(self, row, (const unsigned char *)PyBytes_AS_STRING(args[1]), PyBytes_GET_SIZE(args[1]), may_mark,
+                    args[3], line_no);
+}
+
+/* Index columns, borrowed for one call of Rows.run (arrays: the buffer protocol). */
+typedef struct {
+    Py_buffer view[5];
+    int held;
+} Columns;
+
+static void columns_release(Columns *c) {
+    for (int i = 0; i < c->held; i++) PyBuffer_Release(&c->view[i]);
+    c->held = 0;
+}
+
+static int columns_get(Columns *c, PyObject *const *cols, Py_ssize_t rows) {
+    /* offset q, length q, flags B, member_no H, line_no i */
+    static const char FORMATS[5] = {'q', 'q', 'B', 'H', 'i'};
+    static const Py_ssize_t SIZES[5] = {8, 8, 1, 2, 4};
+    c->held = 0;
+    for (int i = 0; i < 5; i++) {
+        if (PyObject_GetBuffer(cols[i], &c->view[i], PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) goto fail;
+        c->held++;
+        Py_buffer *v = &c->view[i];
+        if (v->itemsize != SIZES[i] || !v->format || v->format[0] != FORMATS[i] || v->format[1] ||
+            v->len / v->itemsize < rows) {
+            PyErr_SetString(PyExc_TypeError, "run: index columns of unexpected type or length");
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    columns_release(c);
+    return -1;
+}
+
+/* run(buf, buf_start, first, last, member, path_json, out, limit, offset, length, flags, member_no,
+ * line_no) -> row: the spans of rows first..last-1 appended to out, for the rows of `member`
+ * whose line lies inside buf (a chunk of the member read from buf_start); bad and sidecar rows
+ * skipped. Returns the first row it did not do: `last`, a row of another member or past the
+ * chunk, a row the C road refuses (Python reads it), or the row after out reached `limit`. */
+static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 13 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[5]) || !PyList_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "run(buf, buf_start, first, last, member, path_json, out, limit, *columns)");
+        return NULL;
+    }
+    long long buf_start = PyLong_AsLongLong(args[1]);
+    Py_ssize_t first = PyLong_AsSsize_t(args[2]), last = PyLong_AsSsize_t(args[3]);
+    long member = PyLong_AsLong(args[4]);
+    Py_ssize_t limit = PyLong_AsSsize_t(args[7]);
+    if (PyErr_Occurred()) return NULL;
+    const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    long long buf_len = PyBytes_GET_SIZE(args[0]);
+    PyObject *out = args[6];
+    Columns c;
+    if (columns_get(&c, args + 8, last) < 0) return NULL;
+    const int64_t *offset = c.view[0].buf, *length = c.view[1].buf;
+    const unsigned char *flags = c.view[2].buf;
+    const unsigned short *member_no = c.view[3].buf;
+    const int *line_no = c.view[4].buf;
+    Py_ssize_t row = first;
+    for (; row < last && PyList_GET_SIZE(out) < limit; row++) {
+        if (flags[row] & SKIP_FLAGS) continue;
+        if (member_no[row] != member) break;
+        long long at = offset[row] - buf_start;
+        if (at < 0 || at + length[row] > buf_len) break;
+        PyObject *span = row_span(self, row, buf + at, (Py_ssize_t)length[row], flags[row] & MAY_MARK_FLAGS, args[5],
+                                  line_no[row]);
+        if (!span) {
+            columns_release(&c);
+            return NULL;
+        }
+        if (span == Py_None) {
+            Py_DECREF(span);
+            break;
+        }
+        int rc = PyList_Append(out, span);
+        Py_DECREF(span);
+        if (rc < 0) {
+            columns_release(&c);
+            return NULL;
+        }
+    }
+    columns_release(&c);
+    return PyLong_FromSsize_t(row);
+}
+
+static int Rows_init(Rows *self, PyObject *args, PyObject *kw) {
+    PyObject *o[10];
+    if (!PyArg_ParseTuple(args, "SSO!O!O!OOOOO!:Rows", &o[0], &o[1], &PyList_Type, &o[2], &PyDict_Type, &o[3],
+                          &PyDict_Type, &o[4], &o[5], &o[6], &o[7], &o[8], &PyTuple_Type, &o[9]))
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o[9]); i++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(o[9], i)) || !PyBytes_GET_SIZE(PyTuple_GET_ITEM(o[9], i))) {
+            PyErr_SetString(PyExc_TypeError, "hints must be non-empty bytes");
+            return -1;
+        }
+    PyObject **slot[10] = {&self->span_prefix, &self->trace_prefix, &self->ids, &self->duplicates, &self->parent_ids,
+                           &self->row_key, &self->root_of, &self->parent_row, &self->find_marker, &self->hints};
+    for (int i = 0; i < 10; i++) {
+        Py_INCREF(o[i]);
+        Py_XSETREF(*slot[i], o[i]);
+    }
+    self->stamp_state = -2;
+    return 0;
+}
+
+static void Rows_dealloc(Rows *self) {
+    Py_XDECREF(self->span_prefix);
+    Py_XDECREF(self->trace_prefix);
+    Py_XDECREF(self->ids);
+    Py_XDECREF(self->duplicates);
+    Py_XDECREF(self->parent_ids);
+    Py_XDECREF(self->row_key);
+    Py_XDECREF(self->root_of);
+    Py_XDECREF(self->parent_row);
+    Py_XDECREF(self->find_marker);
+    Py_XDECREF(self->hints);
+    Py_XDECREF(self->last_end_big);
+    PyMem_Free(self->out.p);
+    PyMem_Free(self->arena.p);
+    PyMem_Free(self->stamp.p);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Rows_get_last_end(Rows *self, void *closure) {
+    if (self->last_end_big) return Py_NewRef(self->last_end_big);
+    return PyLong_FromLongLong(self->last_end);
+}
+
+static int Rows_set_last_end(Rows *self, PyObject *value, void *closure) {
+    if (!value || !PyLong_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "last_end is an int");
+        return -1;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    Py_CLEAR(self->last_end_big);
+    if (overflow) self->last_end_big = Py_NewRef(value);
+    else self->last_end = v;
+    return 0;
+}
+
+static PyMethodDef ROWS_METHODS[] = {
+    {"span", (PyCFunction)(void (*)(void))Rows_span, METH_FASTCALL,
+     "span(row, line, may_mark, path_json, line_no): the span's JSON bytes, or None for Python to read."},
+    {"run", (PyCFunction)(void (*)(void))Rows_run, METH_FASTCALL,
+     "run(buf, buf_start, first, last, member, path_json, out, limit, offset, length, flags, member_no, "
+     "line_no): the spans of a run of rows; returns the first row not done."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef ROWS_GETSET[] = {
+    {"last_end", (getter)Rows_get_last_end, (setter)Rows_set_last_end, "The latest span end so far (ns).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject RowsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracetui.export._otlp_row.Rows",
+    .tp_basicsize = sizeof(Rows),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One run's ordinary rows as OTLP/JSON spans.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Rows_init,
+    .tp_dealloc = (destructor)Rows_dealloc,
+    .tp_methods = ROWS_METHODS,
+    .tp_getset = ROWS_GETSET,
+};
+
+/* Test hooks: the pieces on their own, for tests/unit/test_otlp_row.py. */
+static PyObject *m_hex_id(PyObject *mod, PyObject *args) {
+    const char *p, *t;
+    Py_ssize_t np, nt;
+    int chars;
+    if (!PyArg_ParseTuple(args, "y#y#i", &p, &np, &t, &nt, &chars)) return NULL;
+    if (chars != 16 && chars != 32) {
+        PyErr_SetString(PyExc_ValueError, "chars is 16 or 32");
+        return NULL;
+    }
+    char out[32];
+    sha_hex_id((const unsigned char *)p, np, (const unsigned char *)t, nt, chars, out);
+    return PyUnicode_FromStringAndSize(out, chars);
+}
+
+static PyObject *m_nanos(PyObject *mod, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "nanos(stamp: bytes)");
+        return NULL;
+    }
+    int64_t out = 0;
+    int rc = stamp_nanos((const unsigned char *)PyBytes_AS_STRING(arg), PyBytes_GET_SIZE(arg), &out);
+    if (rc < 0) return PyUnicode_FromString("python");
+    if (!rc) Py_RETURN_NONE;
+    return PyLong_FromLongLong(out);
+}
+
+static PyObject *m_text_json(PyObject *mod, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "text_json(utf8: bytes)");
+        return NULL;
+    }
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(arg), *end = p + PyBytes_GET_SIZE(arg);
+    for (const unsigned char *q = p; q < end;) {
+        uint32_t cp;
+        int k = *q < 0x80 ? 1 : utf8_seq(q, end, &cp);
+        if (!k) {
+            PyErr_SetString(PyExc_ValueError, "not UTF-8");
+            return NULL;
+        }
+        q += k;
+    }
+    Buf b = {0};
+    put_text(&b, p, end - p);
+    PyObject *res = b.failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize(b.p, b.n);
+    PyMem_Free(b.p);
+    return res;
+}
+
+static PyMethodDef METHODS[] = {
+    {"hex_id", m_hex_id, METH_VARARGS, "hex_id(prefix, text, chars): otlp._hex_id of prefix + text."},
+    {"nanos", m_nanos, METH_O, "nanos(stamp): otlp.unix_nanos, None, or 'python' when undecided."},
+    {"text_json", m_text_json, METH_O, "text_json(utf8): dump_json of the string."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_otlp_row", NULL, -1, METHODS, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__otlp_row(void) {
+    key_table_init();
+    if (PyType_Ready(&RowsType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&MODULE);
+    if (!m) return NULL;
+    if (PyModule_AddIntConstant(m, "SKIP_FLAGS", SKIP_FLAGS) < 0 ||
+        PyModule_AddIntConstant(m, "MAY_MARK_FLAGS", MAY_MARK_FLAGS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&RowsType);
+    if (PyModule_AddObject(m, "Rows", (PyObject *)&RowsType) < 0) {
+        Py_DECREF(&RowsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,71 @@
+/* One OTLP/JSON span per record line, in C: the ordinary rows of export/otlp_fast.py.
+ *
+ * otlp_fast's Python writer spent ~35 us a row assembling the span after orjson's parse (the
+ * field tuple, both streams' judgement, two sha256 ids, the time, a dozen small dumps). Here a
+ * row's line is validated and its fields located in one pass (_otlp_json.h), judged as
+ * model/spans.py and model/truncation.py judge them, and written as the exact bytes the
+ * reference writer (otlp.write_json) writes, already escaped as dump_json escapes.
+ *
+ * Only the ordinary shape is done here. Anything else returns None and the Python writer reads
+ * the row (it hands the odd ones on to the reference path): a line that is not strict JSON, a
+ * field of another type than the usual, a number past 64 bits, a key written with escapes, a
+ * time that is not plain ASCII. What stays in Python is called back, so its rule stays in one
+ * place: the truncation markers (model/markers.py find_marker, called only for a text holding a
+ * hint word), the key of a duplicated id (otlp.row_key) and the chain walks (roots and parents of
+ * the rows that name a parent: analysis/chains.py).
+ *
+ * Rows(span_prefix, trace_prefix, ids, duplicates, parent_ids, row_key, root_of, parent_row,
+ *      find_marker, hints)
+ *   .span(row, line, may_mark, path_json, line_no) -> bytes | None
+ *   .last_end   the reference exporter's "previous end" (read and set around the Python rows)
+ *
+ * tests/unit/test_otlp_row.py holds this path to the Python one byte for byte.
+ */
+#define PY_SSIZE_T_CLEAN
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    char *p;
+    Py_ssize_t n, cap;
+    int failed;
+} Buf;
+
+static void buf_reserve(Buf *b, Py_ssize_t more) {
+    if (b->n + more <= b->cap) return;
+    Py_ssize_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + more) cap *= 2;
+    char *p = PyMem_Realloc(b->p, cap);
+    if (!p) {
+        b->failed = 1; /* nothing more is written; the caller reports the failure */
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+static void buf_put(Buf *b, const char *s, Py_ssize_t n) {
+    buf_reserve(b, n);
+    if (b->n + n > b->cap) return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+
+static void buf_str(Buf *b, const char *s) { buf_put(b, s, (Py_ssize_t)strlen(s)); }
+
+static void buf_int(Buf *b, int64_t v) {
+    char t[24];
+    int k = snprintf(t, sizeof t, "%lld", (long long)v);
+    buf_put(b, t, k);
+}
+
+#include "_otlp_json.h"
+#include "_otlp_sha.h"
+#include "_otlp_time.h"
+#include "_otlp_fields.h"
+#include "_otlp_judge.h"
+#include "_otlp_span.h"

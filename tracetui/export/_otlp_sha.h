@@ -1,0 +1,96 @@
+/* SHA-256 (FIPS 180-4) for the span and trace ids of _otlp_row.c: part of its translation unit.
+ *
+ * otlp.span_id and otlp.trace_id hash a short text per span with hashlib; calling back into Python
+ * for two hashes a row cost more than the rest of the row in C, so the ids are hashed here. Only
+ * what the ids need: one message at a time, hex out. tests/unit/test_otlp_row.py checks the ids
+ * against hashlib on texts of every length around the block boundaries.
+ */
+
+static const uint32_t SHA_K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_block(uint32_t h[8], const unsigned char *p) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+               (uint32_t)p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROTR(w[i - 15], 7) ^ ROTR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROTR(w[i - 2], 17) ^ ROTR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = k + (ROTR(e, 6) ^ ROTR(e, 11) ^ ROTR(e, 25)) + ((e & f) ^ (~e & g)) + SHA_K[i] + w[i];
+        uint32_t t2 = (ROTR(a, 2) ^ ROTR(a, 13) ^ ROTR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
+}
+
+/* sha256 of prefix + text as hex, the first `chars` (16 or 32) digits into out, with otlp._hex_id's
+ * rule: an all-zero id is invalid in OTLP, so its last digit becomes 1. */
+static void sha_hex_id(const unsigned char *prefix, size_t np, const unsigned char *text, size_t nt, int chars,
+                       char *out) {
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    unsigned char block[64];
+    size_t fill = 0, total = np + nt;
+    for (int part = 0; part < 2; part++) {
+        const unsigned char *p = part ? text : prefix;
+        size_t n = part ? nt : np;
+        while (n) {
+            size_t take = 64 - fill < n ? 64 - fill : n;
+            memcpy(block + fill, p, take);
+            fill += take;
+            p += take;
+            n -= take;
+            if (fill == 64) {
+                sha_block(h, block);
+                fill = 0;
+            }
+        }
+    }
+    block[fill++] = 0x80;
+    if (fill > 56) {
+        memset(block + fill, 0, 64 - fill);
+        sha_block(h, block);
+        fill = 0;
+    }
+    memset(block + fill, 0, 56 - fill);
+    uint64_t bits = (uint64_t)total * 8;
+    for (int i = 0; i < 8; i++) block[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha_block(h, block);
+    static const char HEX[] = "0123456789abcdef";
+    int zero = 1;
+    for (int i = 0; i < chars; i++) {
+        unsigned v = (h[i / 8] >> (28 - 4 * (i % 8))) & 15;
+        out[i] = HEX[v];
+        zero &= v == 0;
+    }
+    if (zero) out[chars - 1] = '1';
+}
