@@ -96,9 +96,12 @@ def cut_part(index: RunIndex, mno: int, links: list[tuple[int, str]]) -> Part:
     bad = [[k, index.offset[lo + k] + index.length[lo + k] < size] for k in _bad_rows(flags)]
     hidden = index.hidden[lo:hi]
     failed = flags.translate(_FAILED_MAP)
+    # Links stored stretch by stretch (the rows between bad lines, each restored as one batch),
+    # each stretch in the index's order: the restore then slices them, no look-up per link.
+    stretches = _by_stretch([k for k, _complete in bad], [(row - lo, pid) for row, pid in links])
     blobs.append(orjson.dumps(index.ids[lo:hi]))
-    blobs.append(array("i", [row - lo for row, _pid in links]).tobytes())
-    blobs.append(orjson.dumps([pid for _row, pid in links]))
+    blobs.append(array("i", [row for links_ in stretches for row, _pid in links_]).tobytes())
+    blobs.append(orjson.dumps([pid for links_ in stretches for _row, pid in links_]))
     meta = {
         "rows": hi - lo,
         "spans": hi - lo - len(bad),
@@ -108,8 +111,20 @@ def cut_part(index: RunIndex, mno: int, links: list[tuple[int, str]]) -> Part:
         "last_failed": failed.rfind(1),
         "exit_unknown": flags.translate(_UNKNOWN_MAP).count(1),
         "bad": bad,
+        "link_counts": [len(links_) for links_ in stretches],
     }
     return Part(meta, blobs)
+
+
+def _by_stretch(stops: list[int], links: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """``links`` (rows of the part) split by the stretch of rows between bad lines (``stops``)
+    holding each, keeping their order within a stretch."""
+    if not stops:
+        return [links]
+    out: list[list[tuple[int, str]]] = [[] for _ in range(len(stops) + 1)]
+    for row, pid in links:
+        out[bisect_left(stops, row)].append((row, pid))
+    return out
 
 
 def _bad_rows(flags: bytes) -> list[int]:
@@ -168,11 +183,27 @@ def check_part(meta: Any, blobs: list[memoryview], member_size: int) -> Part:
         raise BadPart("links")
     if not set(map(type, parents)) <= {str}:
         raise BadPart("link entry")
-    if link_rows and not (min(link_rows) >= 0 and max(link_rows) < rows):
-        raise BadPart("link entry")
-    if not {k for k, _complete in bad}.isdisjoint(link_rows):
-        raise BadPart("link entry")  # a bad line names no parent
+    counts = meta.get("link_counts")
+    if not (isinstance(counts, list) and len(counts) == len(bad) + 1 and _are_counts(counts)):
+        raise BadPart("link counts")
+    if sum(counts) != len(link_rows):
+        raise BadPart("link counts")
+    at = 0
+    for start, stop, count in zip(_starts(bad), [*(k for k, _ in bad), rows], counts, strict=True):
+        stretch = link_rows[at : at + count]
+        if stretch and not (min(stretch) >= start and max(stretch) < stop):
+            raise BadPart("link entry")  # outside its stretch: past the rows, or on a bad line
+        at += count
     return Part({**meta, "ids": ids, "link_rows": link_rows, "parents": parents}, list(blobs))
+
+
+def _are_counts(values: list[Any]) -> bool:
+    return all(type(v) is int and v >= 0 for v in values)
+
+
+def _starts(bad: list[Any]) -> list[int]:
+    """The first row of each stretch between bad lines."""
+    return [0, *(k + 1 for k, _complete in bad)]
 
 
 _ID_TYPES = {str, type(None)}
@@ -207,7 +238,7 @@ def restore_items(part: Part, fd: int) -> list[Item]:
     ids: list[str | None] = meta["ids"]
     cols = part.blobs
     bad: list[tuple[int, bool]] = [(k, complete) for k, complete in meta["bad"]]
-    links = _links_by_stretch([k for k, _ in bad], rows, meta["link_rows"], meta["parents"])
+    links = _stretch_links(meta["link_counts"], _starts(bad), meta["link_rows"], meta["parents"])
     # The scanner's totals, in the order of its result tuple (see RunIndex._append_batch).
     totals = (meta["failed"], meta["truncated"], meta["hidden"], meta["exit_unknown"])
     items: list[Item] = []
@@ -236,25 +267,18 @@ def restore_items(part: Part, fd: int) -> list[Item]:
     return items
 
 
-def _links_by_stretch(
-    stops: list[int], total: int, link_rows: array[int], parents: list[str]
+def _stretch_links(
+    counts: list[int], starts: list[int], link_rows: array[int], parents: list[str]
 ) -> list[list[tuple[int, str]]]:
-    """The links of each stretch of a part's ``total`` rows between its bad lines (``stops``),
-    each as ``(row in the stretch, parent id)``, in the order they were stored."""
+    """Each stretch's links as its batch takes them, ``(row in the stretch, parent id)``."""
     rows = link_rows.tolist()
-    if not stops:
-        return [list(zip(rows, parents, strict=True))]
     out: list[list[tuple[int, str]]] = []
-    starts = [0] + [k + 1 for k in stops]
-    if rows == sorted(rows):  # as a build lists them: each stretch is a slice
-        for start, stop in zip(starts, [*stops, total], strict=True):
-            i, j = bisect_left(rows, start), bisect_left(rows, stop)
-            out.append(list(zip(map(sub, rows[i:j], repeat(start)), parents[i:j], strict=True)))
-        return out
-    out = [[] for _ in starts]
-    for row, pid in zip(rows, parents, strict=True):
-        seg = bisect_left(stops, row)
-        out[seg].append((row - starts[seg], pid))
+    at = 0
+    for count, start in zip(counts, starts, strict=True):
+        here = rows[at : at + count]
+        got = here if start == 0 else map(sub, here, repeat(start))
+        out.append(list(zip(got, parents[at : at + count], strict=True)))
+        at += count
     return out
 
 
