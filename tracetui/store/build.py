@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from tracetui.store import cache, fastindex, gz, temp_files
+from tracetui.store import cache, fastindex, gc_pause, gz, temp_files
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import open_regular
 from tracetui.store.runset import Member, Run
@@ -35,7 +35,8 @@ def build_index(
     """
     made: list[RunIndex] = []
     try:
-        return _build(run, _checked(progress, cancelled), cancelled, made)
+        with gc_pause.paused():  # everything a build makes is kept: nothing for it to collect
+            return _build(run, _checked(progress, cancelled), cancelled, made)
     except BaseException:
         for index in made:
             index.close()
