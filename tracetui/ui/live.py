@@ -30,13 +30,16 @@ from textual.message import Message
 from tracetui.live.follow import Follower
 from tracetui.live.foreign import ForeignFollower
 from tracetui.live.watch import Waiter, make_waiter
+from tracetui.model.spans import Span
 from tracetui.model.text import neutralize_line
 from tracetui.store.ids import table_for
 from tracetui.store.index import RunIndex
 from tracetui.store.live_import import empty_run, first_line_format
+from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.host import ViewerHost
 from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
+from tracetui.ui.recent_rows import RecentRows
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.redraw import show_text
@@ -138,6 +141,8 @@ class LiveFollow:
         self._mark = 0
         """List length when the cursor was last on the bottom row: rows after it are "new"."""
         self._view: object | None = None
+        self.recent: RecentRows | None = None
+        """The newest rows as the follower parsed them (filled on its thread)."""
 
     @property
     def active(self) -> bool:
@@ -179,6 +184,7 @@ class LiveFollow:
                 watch_dir=True,
             )
         self.taken = 0
+        self.recent = None
         follower = self.follower
         self.app.run_worker(
             lambda: self._catch_up(follower, gen, keep_row),
@@ -221,8 +227,12 @@ class LiveFollow:
         if keep_row is not None:
             self._post(LiveUpdate(select=keep_row, generation=gen))
 
-        def on_rows(first: int, items: Sequence[object]) -> None:
+        def on_rows(first: int, items: Sequence[Span | BadLine]) -> None:
             table_for(follower.index)
+            recent = self.recent
+            if recent is None or recent.index is not follower.index:  # (a foreign re-read)
+                recent = self.recent = RecentRows(follower.index)
+            recent.add(first, items)  # the list draws them as parsed (ui/recent_rows.py)
             self._post(LiveUpdate(rows=len(items), generation=gen))
 
         # Rows read from here on are announced; IndexReady is queued before any of them.
@@ -309,6 +319,7 @@ class LiveFollow:
         if msg.select is not None and app.index is not None and msg.select < len(app.index):
             app.select_row(msg.select)
         if msg.rows:
+            app.spans.recent = self.recent
             index = self.follower.index
             seen = len(index)
             view = app.spans.view

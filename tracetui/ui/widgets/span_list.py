@@ -28,6 +28,7 @@ from textual.timer import Timer
 
 from tracetui.analysis.rows import Cell, RowView, row_cells
 from tracetui.store.live_import import RunningCall
+from tracetui.ui.recent_rows import RecentRows
 from tracetui.ui.widgets.row_strip import RIGHT_ALIGNED as RIGHT_ALIGNED  # (the column header)
 from tracetui.ui.widgets.row_strip import final_style, narrow_strip, text_strip
 from tracetui.ui.widgets.running import running_cells
@@ -91,6 +92,8 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """Rows a re-read of a whole-document trace added: their ID is marked."""
         self._ticker: Timer | None = None
         """Redraws the running calls each second; only while some are shown."""
+        self.recent: RecentRows | None = None
+        """The rows a follower just read, as parsed (ui/recent_rows.py): not read again."""
 
     def _tick(self) -> None:
         if self.shown_running:
@@ -278,7 +281,9 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     def _render_row(self, row: int, width: int, cursor: bool) -> Strip:
         assert self.view is not None
         index = self.view.index
-        cells = row_cells(index, row, index.get(row))
+        recent = self.recent
+        item = recent.get(row) if recent is not None and recent.index is index else index.get(row)
+        cells = row_cells(index, row, item)
         if row in self.fresh:  # new since the last re-read of a whole-document trace
             cells[1] = Cell(cells[1].text, "new")
         badge = row == self.latest_failure
