@@ -265,3 +265,30 @@ def test_a_member_with_bad_lines_between_retries_comes_back_whole(
     assert reads == []  # every row restored from the entry
     assert len(got.bad) == 4 and len(got.links()) == 20
     assert state(got) == state(cold(base))
+
+
+class _Links:
+    """Just what cache._links_by_member reads of an index."""
+
+    def __init__(self, member_no: list[int], links: list[tuple[int, str]]) -> None:
+        self.member_no = array("H", member_no)
+        self._links = links
+
+    def links(self) -> list[tuple[int, str]]:
+        return list(self._links)
+
+
+@pytest.mark.parametrize("order", ["member-after-member", "mixed", "none"])
+def test_links_are_split_by_member_as_one_by_one(order: str) -> None:
+    rnd = random.Random(5)
+    member_no = sorted(rnd.randrange(4) for _ in range(200))
+    rows = [] if order == "none" else sorted(rnd.sample(range(200), 60))
+    if order == "mixed":
+        rnd.shuffle(rows)
+    links = [(row, f"p{row}") for row in rows]
+    expected: dict[int, tuple[list[int], list[str]]] = {}
+    for row, pid in links:
+        got = expected.setdefault(member_no[row], ([], []))
+        got[0].append(row)
+        got[1].append(pid)
+    assert cache._links_by_member(_Links(member_no, links)) == expected  # type: ignore[arg-type]

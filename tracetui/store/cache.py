@@ -40,6 +40,7 @@ import sys
 import time
 import weakref
 import zlib
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -340,10 +341,7 @@ class Plan:
             touch(self.path)  # every plain member a hit: nothing new to write
             _note_state(index, state_key(self.run, after, self.started_ns))
             return
-        by_member: dict[int, list[tuple[int, str]]] = {}
-        member_no = index.member_no
-        for row, pid in index.links():
-            by_member.setdefault(member_no[row], []).append((row, pid))
+        by_member = _links_by_member(index)
         parts: list[tuple[dict[str, Any], list[bytes | memoryview]]] = []
         complete = True
         for pos, member in enumerate(self.run.members):
@@ -360,7 +358,7 @@ class Plan:
         index: RunIndex,
         pos: int,
         now: Identity | None,
-        links: dict[int, list[tuple[int, str]]],
+        links: dict[int, tuple[list[int], list[str]]],
     ) -> tuple[dict[str, Any], list[bytes | memoryview]] | None:
         before, mno = self.before[pos], self.mnos.get(pos)
         if mno is None or now is None or before is None:
@@ -371,7 +369,7 @@ class Plan:
         if now != before and im.size != now.size:
             return None  # grown while read, and the rows do not reach its end
         try:
-            part = cut_part(index, mno, links.get(mno, []))
+            part = cut_part(index, mno, *links.get(mno, ([], [])))
         except (TypeError, ValueError) as exc:  # an id JSON cannot hold
             log.debug("%s: not cached: %s", im.member.name, exc)
             return None
@@ -383,6 +381,26 @@ class Plan:
         meta["id"] = now.as_list()
         meta["scanned_ns"] = self.scanned.get(pos, self.started_ns)
         return meta, part.blobs
+
+
+def _links_by_member(index: RunIndex) -> dict[int, tuple[list[int], list[str]]]:
+    """Member → the rows and parent ids of its parent links, in the index's order."""
+    links = index.links()
+    if not links:
+        return {}
+    rows, parents = (list(column) for column in zip(*links, strict=True))
+    mnos = list(map(index.member_no.__getitem__, rows))
+    out: dict[int, tuple[list[int], list[str]]] = {}
+    if mnos == sorted(mnos):  # members are filled one after another: each one's links a slice
+        for mno in dict.fromkeys(mnos):
+            i, j = bisect_left(mnos, mno), bisect_right(mnos, mno)
+            out[mno] = (rows[i:j], parents[i:j])
+        return out
+    for mno, row, pid in zip(mnos, rows, parents, strict=True):
+        got = out.setdefault(mno, ([], []))
+        got[0].append(row)
+        got[1].append(pid)
+    return out
 
 
 def _write_entry(path: str, parts: list[tuple[dict[str, Any], list[bytes | memoryview]]]) -> bool:

@@ -80,9 +80,9 @@ def member_rows(index: RunIndex, mno: int) -> tuple[int, int]:
     return bisect_left(index.member_no, mno, 0, n), bisect_right(index.member_no, mno, 0, n)
 
 
-def cut_part(index: RunIndex, mno: int, links: list[tuple[int, str]]) -> Part:
-    """The rows of member ``mno`` as a part; ``links`` are its rows' parent links, in the
-    index's order.
+def cut_part(index: RunIndex, mno: int, link_rows: list[int], parents: list[str]) -> Part:
+    """The rows of member ``mno`` as a part; its rows' parent links are ``link_rows`` (rows of
+    the index) naming ``parents``, in the index's order.
 
     Raises ``TypeError``/``ValueError`` when an id cannot be stored as JSON (a lone surrogate):
     the caller then keeps no part for this member.
@@ -98,10 +98,17 @@ def cut_part(index: RunIndex, mno: int, links: list[tuple[int, str]]) -> Part:
     failed = flags.translate(_FAILED_MAP)
     # Links stored stretch by stretch (the rows between bad lines, each restored as one batch),
     # each stretch in the index's order: the restore then slices them, no look-up per link.
-    stretches = _by_stretch([k for k, _complete in bad], [(row - lo, pid) for row, pid in links])
+    rows = array("i", map(sub, link_rows, repeat(lo)))
+    if bad:
+        stretches = _by_stretch([k for k, _complete in bad], list(zip(rows, parents, strict=True)))
+        rows = array("i", [row for links_ in stretches for row, _pid in links_])
+        parents = [pid for links_ in stretches for _row, pid in links_]
+        counts = [len(links_) for links_ in stretches]
+    else:
+        counts = [len(rows)]
     blobs.append(orjson.dumps(index.ids[lo:hi]))
-    blobs.append(array("i", [row for links_ in stretches for row, _pid in links_]).tobytes())
-    blobs.append(orjson.dumps([pid for links_ in stretches for _row, pid in links_]))
+    blobs.append(rows.tobytes())
+    blobs.append(orjson.dumps(parents))
     meta = {
         "rows": hi - lo,
         "spans": hi - lo - len(bad),
@@ -111,7 +118,7 @@ def cut_part(index: RunIndex, mno: int, links: list[tuple[int, str]]) -> Part:
         "last_failed": failed.rfind(1),
         "exit_unknown": flags.translate(_UNKNOWN_MAP).count(1),
         "bad": bad,
-        "link_counts": [len(links_) for links_ in stretches],
+        "link_counts": counts,
     }
     return Part(meta, blobs)
 
