@@ -6,30 +6,52 @@
 #define SKIP_FLAGS (1 | 64)
 #define MAY_MARK_FLAGS (4 | 8)
 
-#define FALLBACK(rc) ((rc) == -2 ? NULL : (Py_INCREF(Py_None), Py_None))
+/* Where the last row was declined (a source line, for tests and debugging: last_decline()). */
+static int decline_line;
+#define DECLINE()                   \
+    do {                            \
+        decline_line = __LINE__;    \
+        Py_RETURN_NONE;             \
+    } while (0)
+#define FALLBACK(rc) ((rc) == -2 ? NULL : (decline_line = __LINE__, Py_INCREF(Py_None), Py_None))
+
+/* A Python int's decimal text into out (80 bytes); -1 when longer, or on an error. */
+static int big_text(PyObject *v, char *out) {
+    PyObject *s = PyObject_Str(v);
+    if (!s) return -1;
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(s, &n);
+    int rc = p && n < 80 ? 0 : -1;
+    if (!rc) memcpy(out, p, n + 1);
+    Py_DECREF(s);
+    return rc;
+}
 
 static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line, Py_ssize_t len, int may_mark,
                           PyObject *path_json, Py_ssize_t line_no) {
     Rec *r = &self->rec;
     Buf *arena = &self->arena, *b = &self->out;
-    if (self->last_end_big) Py_RETURN_NONE;
+    /* A previous end past 64 bits (a Python row's duration of 2**53 ms) outlasts every end
+     * written here: only a row without a time (which starts there) must go to Python. */
+    int big = self->last_end_big != NULL;
+    if (big && self->last_end_sign < 0) DECLINE();
     arena->n = 0;
     buf_reserve(arena, 2 * len + 16); /* decoded text is never longer than its token */
     if (arena->failed) return PyErr_NoMemory();
-    if (parse_record(line, len, r)) Py_RETURN_NONE;
+    if (parse_record(line, len, r)) DECLINE();
     Text name, tool, cwd, started, error, note, encoding, cid, pid, kind;
     int how, rc;
-    if (dialect_of(r, arena, &name, &how)) Py_RETURN_NONE;
+    if (dialect_of(r, arena, &name, &how)) DECLINE();
     if (get_text(&r->v[K_TOOL], arena, &tool) || get_text(&r->v[K_CWD], arena, &cwd) ||
         get_text(&r->v[K_STARTED], arena, &started) || get_text(&r->v[K_ERROR], arena, &error) ||
         get_text(&r->v[K_NOTE], arena, &note) || get_text(&r->v[K_ENCODING], arena, &encoding) ||
         get_text(&r->v[K_COMMAND_ID], arena, &cid) || get_text(&r->v[K_PARENT_ID], arena, &pid))
-        Py_RETURN_NONE;
+        DECLINE();
+    int feedback = how == D_FEEDBACK, use = feedback; /* argv is `command` in a feedback record */
     for (int k = K_ARGV; k <= K_COMMAND; k++) {
         const Val *v = &r->v[k];
-        if (!absent(v) && (v->kind != V_ARR || !r->args_ok[k == K_COMMAND])) Py_RETURN_NONE;
+        if (!absent(v) && (v->kind != V_ARR || (use == (k == K_COMMAND) && !r->args_ok[use]))) DECLINE();
     }
-    int feedback = how == D_FEEDBACK, use = feedback; /* argv is `command` in a feedback record */
     int nargs = r->nargs[use];
     const Val *args = r->args[use];
     int has_exit, has_ret, has_redacted, has_duration;
@@ -38,16 +60,16 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     if (get_int(&r->v[K_EXIT], &has_exit, &exit_code) || get_int(&r->v[K_RETURNCODE], &has_ret, &returncode) ||
         get_int(&r->v[K_REDACTED], &has_redacted, &redacted) ||
         get_duration(&r->v[K_DURATION], &has_duration, &duration))
-        Py_RETURN_NONE;
+        DECLINE();
     if (how == D_TRUNCATION_SPAN && present(r, K_RETURNCODE)) {
         has_exit = has_ret;
         exit_code = returncode;
     }
     int ok_preview = get_bool(&r->v[K_OK_PREVIEW]);
-    if (ok_preview < 0) Py_RETURN_NONE;
+    if (ok_preview < 0) DECLINE();
     int submission = 0;
     if (r->v[K_KIND].kind == V_STR) {
-        if (get_text(&r->v[K_KIND], arena, &kind)) Py_RETURN_NONE;
+        if (get_text(&r->v[K_KIND], arena, &kind)) DECLINE();
         submission = text_is(&kind, "submission");
     }
     Stream st[2];
@@ -59,7 +81,7 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     Text shown = tool;
     if (!(tool.has && tool.n)) {
         if (nargs) {
-            if (get_text(&args[0], arena, &shown)) Py_RETURN_NONE;
+            if (get_text(&args[0], arena, &shown)) DECLINE();
             const unsigned char *slash = shown.p + shown.n;
             while (slash > shown.p && slash[-1] != '/') slash--;
             shown.n -= slash - shown.p;
@@ -77,13 +99,16 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     /* The clock: a row without a time follows the previous span (otlp.Exporter). */
     int64_t start = 0;
     int time_known = start_of(self, &started, &start);
-    if (time_known < 0) Py_RETURN_NONE;
-    if (!time_known) start = self->last_end;
+    if (time_known < 0) DECLINE();
+    if (!time_known) start = self->last_end; /* (past 64 bits: the text below says it) */
     double scaled = has_duration ? duration * 1e6 : 0;
-    if (!(scaled > -9.0e18 && scaled < 9.0e18)) Py_RETURN_NONE;
+    if (!(scaled > -9.0e18 && scaled < 9.0e18)) DECLINE();
     int64_t add = (int64_t)scaled; /* int() truncates toward zero too */
     __int128 end = (__int128)start + (add > 0 ? add : 0);
-    if (end > INT64_MAX) Py_RETURN_NONE;
+    if (end > INT64_MAX) DECLINE();
+    Text argt[MAX_ARGS];
+    for (int k = 0; k < nargs; k++)
+        if (get_text(&args[k], arena, &argt[k])) DECLINE();
 
     /* The ids: the chain's trace, the span, and the link to the attempt retried. */
     char tid[32], sid[16], lid[16];
@@ -107,6 +132,23 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     Py_DECREF(rowobj);
     if (rc) return FALLBACK(rc);
 
+    /* The times as text; a row without a time after an end past 64 bits starts there (Python
+     * ints), and its end is the new previous end. */
+    char start_txt[80], end_txt[80];
+    PyObject *big_end = NULL;
+    if (!time_known && big) {
+        PyObject *more = PyLong_FromLongLong(add > 0 ? add : 0);
+        big_end = more ? PyNumber_Add(self->last_end_big, more) : NULL;
+        Py_XDECREF(more);
+        if (!big_end || big_text(self->last_end_big, start_txt) || big_text(big_end, end_txt)) {
+            Py_XDECREF(big_end);
+            return PyErr_Occurred() ? NULL : FALLBACK(-1);
+        }
+    } else {
+        snprintf(start_txt, sizeof start_txt, "%lld", (long long)start);
+        snprintf(end_txt, sizeof end_txt, "%lld", (long long)end);
+    }
+
     b->n = 0;
     b->failed = 0;
     buf_str(b, "{\"traceId\":\"");
@@ -126,9 +168,9 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
         PyMem_Free(tmp.p);
     }
     buf_str(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
-    buf_int(b, start);
+    buf_str(b, start_txt);
     buf_str(b, "\",\"endTimeUnixNano\":\"");
-    buf_int(b, (int64_t)end);
+    buf_str(b, end_txt);
     buf_str(b, "\",\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}}");
     a_text(b, "gen_ai.tool.name", shown.p, shown.n);
     if (cid.has && cid.n) a_text(b, "gen_ai.tool.call.id", cid.p, cid.n);
@@ -136,10 +178,8 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
         a_open(b, "process.command_args");
         buf_str(b, "\"arrayValue\":{\"values\":[");
         for (int k = 0; k < nargs; k++) {
-            Text a;
-            if (get_text(&args[k], arena, &a)) Py_RETURN_NONE;
             buf_str(b, k ? ",{\"stringValue\":" : "{\"stringValue\":");
-            put_text(b, a.p, a.n);
+            put_text(b, argt[k].p, argt[k].n);
             buf_str(b, "}");
         }
         buf_str(b, "]}}}");
@@ -193,8 +233,12 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
         buf_str(b, "}");
     }
     buf_str(b, "}");
-    if (b->failed) return PyErr_NoMemory();
-    if ((int64_t)end > self->last_end) self->last_end = (int64_t)end;
+    if (b->failed) {
+        Py_XDECREF(big_end);
+        return PyErr_NoMemory();
+    }
+    if (big_end) Py_SETREF(self->last_end_big, big_end);
+    else if (!big && (int64_t)end > self->last_end) self->last_end = (int64_t)end;
     return PyBytes_FromStringAndSize(b->p, b->n);
 }
 
@@ -346,6 +390,7 @@ static int Rows_set_last_end(Rows *self, PyObject *value, void *closure) {
     long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
     if (v == -1 && PyErr_Occurred()) return -1;
     Py_CLEAR(self->last_end_big);
+    self->last_end_sign = overflow;
     if (overflow) self->last_end_big = Py_NewRef(value);
     else self->last_end = v;
     return 0;
@@ -426,7 +471,10 @@ static PyObject *m_text_json(PyObject *mod, PyObject *arg) {
     return res;
 }
 
+static PyObject *m_last_decline(PyObject *mod, PyObject *unused) { return PyLong_FromLong(decline_line); }
+
 static PyMethodDef METHODS[] = {
+    {"last_decline", m_last_decline, METH_NOARGS, "The source line of _otlp_build.h that declined the last row."},
     {"hex_id", m_hex_id, METH_VARARGS, "hex_id(prefix, text, chars): otlp._hex_id of prefix + text."},
     {"nanos", m_nanos, METH_O, "nanos(stamp): otlp.unix_nanos, None, or 'python' when undecided."},
     {"text_json", m_text_json, METH_O, "text_json(utf8): dump_json of the string."},

@@ -7,7 +7,8 @@ typedef struct {
     PyObject *ids, *duplicates, *parent_ids;
     PyObject *row_key, *root_of, *parent_row, *find_marker, *hints;
     int64_t last_end;
-    PyObject *last_end_big; /* set: a previous end past 64 bits, so every row goes to Python */
+    PyObject *last_end_big; /* set: a previous end past 64 bits (last_end_sign its sign) */
+    int last_end_sign;
     Buf out, arena, stamp;
     int stamp_state; /* the previous row's started_at (in `stamp`): stamp_nanos' answer */
     int64_t stamp_nanos;

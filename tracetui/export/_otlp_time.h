@@ -3,8 +3,8 @@
  * The reference matches otlp._RFC3339 against the stripped text, builds a datetime (which refuses
  * a day, hour, minute or zone that does not exist) and counts from the epoch. Here: the same
  * pattern on ASCII text, the same checks, the count in 128-bit arithmetic. Text this cannot
- * judge exactly (non-ASCII, whose \d and strip() are Unicode's; whitespace at either end; a
- * time outside the 64-bit nanosecond range) is answered "ask Python" (-1).
+ * judge exactly (non-ASCII, whose \d and strip() are Unicode's; a time outside the 64-bit
+ * nanosecond range) is answered "ask Python" (-1).
  */
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -35,10 +35,11 @@ static int is_strip_space(unsigned char c) { return c == ' ' || (c >= 0x09 && c 
 
 /* 1: *out holds the nanoseconds; 0: no time (the reference's None); -1: let Python decide. */
 static int stamp_nanos(const unsigned char *s, Py_ssize_t n, int64_t *out) {
-    if (n == 0) return 0;
     for (Py_ssize_t i = 0; i < n; i++)
         if (s[i] >= 0x80) return -1;
-    if (is_strip_space(s[0]) || is_strip_space(s[n - 1])) return -1;
+    /* str.strip() of ASCII text (the whitespace it strips there is exactly is_strip_space). */
+    while (n && is_strip_space(s[0])) s++, n--;
+    while (n && is_strip_space(s[n - 1])) n--;
     if (n < 19) return 0;
     static const char SHAPE[] = "dddd-dd-ddTdd:dd:dd";
     for (int i = 0; i < 19; i++) {
