@@ -14,9 +14,16 @@ compare the ratios, not the seconds):
 
 Child processes run with bytecode caching on (in a temp ``PYTHONPYCACHEPREFIX``) as an installed
 package would, and with their own ``XDG_CACHE_HOME``. The machine's load (``/proc/loadavg``) is
-printed before and after. Usage::
+printed before and after; each figure is the best wall time of the repeats, with the CPU seconds
+(all threads) of that same run.
+
+``--baseline DIR`` (a copy of another version's ``tracetui`` package, e.g. from ``git archive``
+with its compiled ``.so`` files copied in) also runs the cold, ``--no-cache``, warm and
+``build_index`` probes against that copy, interleaved repeat by repeat with the current tree, so
+before and after are measured under the same load. Usage::
 
     python benchmarks/run_all.py [--data DIR] [--spans 200000] [--repeat 3] [--viewer]
+                                 [--skip jq,folders] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -38,19 +45,22 @@ from bench_index import PROBES, best, run_probe  # noqa: E402
 from bench_scale import make_dir  # noqa: E402
 
 TIMED = """
-import json, subprocess, sys, time
+import json, resource, subprocess, sys, time
 t0 = time.perf_counter()
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-print(json.dumps({"seconds": time.perf_counter() - t0}))
+seconds = time.perf_counter() - t0
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": seconds, "cpu": use.ru_utime + use.ru_stime}))
 """
 
 BUILD = """
 import json, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 ix = build_index(open_path(sys.argv[1])[0])
-print(json.dumps({"seconds": time.perf_counter() - t0, "rows": len(ix)}))
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rows": len(ix)}))
 """
 
 LISTING = """
@@ -71,16 +81,19 @@ def loadavg() -> str:
 
 
 class Bench:
-    def __init__(self, work: str) -> None:
+    def __init__(self, work: str, tree: str | None = None) -> None:
         self.work = work
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         self.env["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
         self.env.pop("TRACETUI_NO_CACHE", None)
+        if tree is not None:  # another version's package, found before the installed one
+            self.env["PYTHONPATH"] = os.path.abspath(tree)
         self._homes = 0
+        self._prefix = "base" if tree is not None else "xdg"
 
     def fresh_cache(self) -> str:
         self._homes += 1
-        home = os.path.join(self.work, f"xdg{self._homes}")
+        home = os.path.join(self.work, f"{self._prefix}{self._homes}")
         os.mkdir(home)
         return home
 
@@ -93,6 +106,37 @@ class Bench:
 
     def tracetui(self, *argv: str, home: str) -> dict:
         return self.run(TIMED, sys.executable, "-m", "tracetui", *argv, home=home)
+
+
+def fastest(results: list[dict]) -> dict:
+    return min(results, key=lambda r: r["seconds"])
+
+
+def cache_probes(benches: dict[str, Bench], base: str, repeat: int) -> dict[str, dict[str, dict]]:
+    """Cold, ``--no-cache``, warm and the viewer's warm ``build_index``, for each tree, the
+    trees interleaved within every repeat; the fastest of the repeats, per tree and probe."""
+    got: dict[str, dict[str, list[dict]]] = {name: {} for name in benches}
+    homes = {}
+    for name, bench in benches.items():
+        homes[name] = bench.fresh_cache()
+        bench.tracetui("summary", "--json", base, home=homes[name])  # the warm entry
+    for _ in range(repeat):
+        for name, bench in benches.items():
+            home = homes[name]
+            runs = got[name]
+            cold = bench.tracetui("summary", "--json", base, home=bench.fresh_cache())
+            runs.setdefault("cold", []).append(cold)
+            runs.setdefault("warm", []).append(bench.tracetui("summary", "--json", base, home=home))
+            # Right after the warm summary: an entry is only used by the code that wrote it (a
+            # module edited meanwhile, in a shared working tree, makes the next build cold).
+            runs.setdefault("built", []).append(bench.run(BUILD, base, home=home))
+            off = bench.tracetui("summary", "--no-cache", "--json", base, home=home)
+            runs.setdefault("off", []).append(off)
+    return {name: {k: fastest(v) for k, v in runs.items()} for name, runs in got.items()}
+
+
+def figure(r: dict) -> str:
+    return f"{r['seconds']:.3f} s ({r['cpu']:.2f} s CPU)"
 
 
 def set_files(data: str) -> tuple[str, list[str]]:
@@ -111,6 +155,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="500,5000", help="runs in the two folders")
     ap.add_argument("--viewer", action="store_true", help="also open the viewer headless")
     ap.add_argument("--skip", default="", help="comma-separated: jq, folders (for a 1 GB set)")
+    ap.add_argument("--baseline", help="a copy of another version's tracetui package to compare")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.data, "feedback_record.jsonl")):
         maker = os.path.join(HERE, "make_big_set.py")
@@ -141,29 +186,25 @@ def main() -> None:
             rows.append(("jq latest failure", jq, "baseline"))
         else:
             print("jq is not installed: its baseline is skipped")
-        cold = min(
-            bench.tracetui("summary", "--json", base, home=bench.fresh_cache())["seconds"]
-            for _ in rep
-        )
+        benches = {"": bench}
+        if args.baseline:
+            benches = {"baseline": Bench(work, args.baseline), "": bench}
+        probes = cache_probes(benches, base, args.repeat)
+        for name, got in probes.items():
+            tag = f" [{name}]" if name else ""
+            cold, off, warm = (got[k]["seconds"] for k in ("cold", "off", "warm"))
+            built = got["built"]["seconds"]
+            vs_jq = f", {jq / cold:.1f}x faster than jq" if jq else ""
+            note = f"{loop / cold:.2f}x faster than the loop{vs_jq}; {figure(got['cold'])}"
+            rows.append((f"summary --json, cold{tag}", cold, note))
+            note = f"{loop / off:.2f}x faster than the loop; {figure(got['off'])}"
+            rows.append((f"summary --json, --no-cache{tag}", off, note))
+            note = f"{cold / warm:.1f}x faster than cold; {figure(got['warm'])}"
+            rows.append((f"summary --json, warm{tag}", warm, note))
+            note = f"{cold / built:.1f}x faster than cold summary; {figure(got['built'])}"
+            rows.append((f"build_index (viewer), warm{tag}", built, note))
         home = bench.fresh_cache()
-        bench.tracetui("summary", "--json", base, home=home)
-        warm = min(bench.tracetui("summary", "--json", base, home=home)["seconds"] for _ in rep)
-        # Right after the warm summaries: an entry is only used by the code that wrote it (a
-        # module edited meanwhile, in a shared working tree, makes the next build cold again).
-        built = min(bench.run(BUILD, base, home=home)["seconds"] for _ in rep)
-        off = min(
-            bench.tracetui("summary", "--no-cache", "--json", base, home=home)["seconds"]
-            for _ in rep
-        )
-        vs_jq = f", {jq / cold:.1f}x faster than jq" if jq else ""
-        rows.append(
-            ("summary --json, cold", cold, f"{loop / cold:.2f}x faster than the loop{vs_jq}")
-        )
-        rows.append(("summary --json, --no-cache", off, f"{loop / off:.2f}x faster than the loop"))
-        rows.append(("summary --json, warm", warm, f"{cold / warm:.1f}x faster than cold"))
-        rows.append(
-            ("build_index (viewer), warm", built, f"{cold / built:.1f}x faster than cold summary")
-        )
+        bench.tracetui("summary", "--json", base, home=home)  # for the viewer probe
         if args.viewer:
             tui = os.path.join(HERE, "bench_tui_open.py")
             env = {**bench.env, "XDG_CACHE_HOME": home}
@@ -197,9 +238,9 @@ def main() -> None:
                 )
             )
     print(f"load after: {loadavg()}\n")
-    print(f"{'measurement':34} {'seconds':>9}  ratio (same run)")
+    print(f"{'measurement':45} {'seconds':>9}  ratio (same run)")
     for name, seconds, note in rows:
-        print(f"{name:34} {seconds:9.3f}  {note}")
+        print(f"{name:45} {seconds:9.3f}  {note}")
     print(f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, best of {args.repeat}")
 
 
