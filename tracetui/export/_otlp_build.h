@@ -8,12 +8,13 @@
 
 /* Where the last row was declined (a source line, for tests and debugging: last_decline()). */
 static int decline_line;
-#define DECLINE()                   \
-    do {                            \
-        decline_line = __LINE__;    \
-        Py_RETURN_NONE;             \
+#define DECLINE()                \
+    do {                         \
+        decline_line = __LINE__; \
+        return 0;                \
     } while (0)
-#define FALLBACK(rc) ((rc) == -2 ? NULL : (decline_line = __LINE__, Py_INCREF(Py_None), Py_None))
+/* A helper's answer as row_write's: -2 a Python error (-1 here), -1 declined (0 here). */
+#define FALLBACK(rc) ((rc) == -2 ? -1 : (decline_line = __LINE__, 0))
 
 /* A Python int's decimal text into out (80 bytes); -1 when longer, or on an error. */
 static int big_text(PyObject *v, char *out) {
@@ -27,8 +28,9 @@ static int big_text(PyObject *v, char *out) {
     return rc;
 }
 
-static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line, Py_ssize_t len, int may_mark,
-                          PyObject *path_json, Py_ssize_t line_no) {
+/* One row's span into self->out: 1 written, 0 declined (Python reads the row), -1 an error. */
+static int row_write(Rows *self, Py_ssize_t row, const unsigned char *line, Py_ssize_t len, int may_mark,
+                     PyObject *path_json, Py_ssize_t line_no) {
     Rec *r = &self->rec;
     Buf *arena = &self->arena, *b = &self->out;
     /* A previous end past 64 bits (a Python row's duration of 2**53 ms) outlasts every end
@@ -37,7 +39,7 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     if (big && self->last_end_sign < 0) DECLINE();
     arena->n = 0;
     buf_reserve(arena, 2 * len + 16); /* decoded text is never longer than its token */
-    if (arena->failed) return PyErr_NoMemory();
+    if (arena->failed) return PyErr_NoMemory(), -1;
     if (parse_record(line, len, r)) DECLINE();
     Text name, tool, cwd, started, error, note, encoding, cid, pid, kind;
     int how, rc;
@@ -113,7 +115,7 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     /* The ids: the chain's trace, the span, and the link to the attempt retried. */
     char tid[32], sid[16], lid[16];
     PyObject *rowobj = PyLong_FromSsize_t(row);
-    if (!rowobj) return NULL;
+    if (!rowobj) return -1;
     Py_ssize_t root = row, prow = -1;
     PyObject *parent = PyDict_GetItemWithError(self->parent_ids, rowobj);
     rc = 0;
@@ -142,47 +144,47 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
         Py_XDECREF(more);
         if (!big_end || big_text(self->last_end_big, start_txt) || big_text(big_end, end_txt)) {
             Py_XDECREF(big_end);
-            return PyErr_Occurred() ? NULL : FALLBACK(-1);
+            return PyErr_Occurred() ? -1 : FALLBACK(-1);
         }
     } else {
-        snprintf(start_txt, sizeof start_txt, "%lld", (long long)start);
-        snprintf(end_txt, sizeof end_txt, "%lld", (long long)end);
+        int_text(start, start_txt);
+        int_text((int64_t)end, end_txt);
     }
 
     b->n = 0;
     b->failed = 0;
-    buf_str(b, "{\"traceId\":\"");
+    buf_lit(b, "{\"traceId\":\"");
     buf_put(b, tid, 32);
-    buf_str(b, "\",\"spanId\":\"");
+    buf_lit(b, "\",\"spanId\":\"");
     buf_put(b, sid, 16);
-    buf_str(b, "\",\"name\":");
+    buf_lit(b, "\",\"name\":");
     {
         Buf tmp = {0};
         buf_put(&tmp, "execute_tool ", 13);
         buf_put(&tmp, (const char *)shown.p, shown.n);
         if (tmp.failed) {
             PyMem_Free(tmp.p);
-            return PyErr_NoMemory();
+            return PyErr_NoMemory(), -1;
         }
         put_text(b, (const unsigned char *)tmp.p, tmp.n);
         PyMem_Free(tmp.p);
     }
-    buf_str(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+    buf_lit(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
     buf_str(b, start_txt);
-    buf_str(b, "\",\"endTimeUnixNano\":\"");
+    buf_lit(b, "\",\"endTimeUnixNano\":\"");
     buf_str(b, end_txt);
-    buf_str(b, "\",\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}}");
+    buf_lit(b, "\",\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}}");
     a_text(b, "gen_ai.tool.name", shown.p, shown.n);
     if (cid.has && cid.n) a_text(b, "gen_ai.tool.call.id", cid.p, cid.n);
     if (nargs) {
         a_open(b, "process.command_args");
-        buf_str(b, "\"arrayValue\":{\"values\":[");
+        buf_lit(b, "\"arrayValue\":{\"values\":[");
         for (int k = 0; k < nargs; k++) {
             buf_str(b, k ? ",{\"stringValue\":" : "{\"stringValue\":");
             put_text(b, argt[k].p, argt[k].n);
-            buf_str(b, "}");
+            buf_lit(b, "}");
         }
-        buf_str(b, "]}}}");
+        buf_lit(b, "]}}}");
     }
     if (has_exit) a_int(b, "process.exit.code", exit_code);
     char why[40];
@@ -207,39 +209,47 @@ static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line,
     put_stream(b, &st[0], 0);
     put_stream(b, &st[1], 1);
     a_open(b, "tracetui.file");
-    buf_str(b, "\"stringValue\":");
+    buf_lit(b, "\"stringValue\":");
     buf_put(b, PyBytes_AS_STRING(path_json), PyBytes_GET_SIZE(path_json));
-    buf_str(b, "}}");
+    buf_lit(b, "}}");
     a_int(b, "tracetui.line", line_no);
     if (!time_known) a_bool(b, "tracetui.time_unknown", 1);
-    buf_str(b, "]");
+    buf_lit(b, "]");
     if (link) {
-        buf_str(b, ",\"links\":[{\"traceId\":\"");
+        buf_lit(b, ",\"links\":[{\"traceId\":\"");
         buf_put(b, tid, 32);
-        buf_str(b, "\",\"spanId\":\"");
+        buf_lit(b, "\",\"spanId\":\"");
         buf_put(b, lid, 16);
         buf_str(b, prow >= 0 ? "\",\"attributes\":[{\"key\":\"tracetui.link\",\"value\":{\"stringValue\":\"retry_of\"}}]}]"
                              : "\",\"attributes\":[{\"key\":\"tracetui.link\",\"value\":{\"stringValue\":\"retry_of\"}},"
                                "{\"key\":\"tracetui.parent_missing\",\"value\":{\"boolValue\":true}}]}]");
     }
     if (failed) {
-        buf_str(b, ",\"status\":{\"code\":2,\"message\":");
+        buf_lit(b, ",\"status\":{\"code\":2,\"message\":");
         if (error.has && error.n) put_text(b, error.p, error.n);
         else if (has_exit) {
             snprintf(why, sizeof why, "exit %lld", (long long)exit_code);
             put_text(b, (const unsigned char *)why, (Py_ssize_t)strlen(why));
         } else
-            buf_str(b, "\"no exit\"");
-        buf_str(b, "}");
+            buf_lit(b, "\"no exit\"");
+        buf_lit(b, "}");
     }
-    buf_str(b, "}");
+    buf_lit(b, "}");
     if (b->failed) {
         Py_XDECREF(big_end);
-        return PyErr_NoMemory();
+        return PyErr_NoMemory(), -1;
     }
     if (big_end) Py_SETREF(self->last_end_big, big_end);
     else if (!big && (int64_t)end > self->last_end) self->last_end = (int64_t)end;
-    return PyBytes_FromStringAndSize(b->p, b->n);
+    return 1;
+}
+
+static PyObject *row_span(Rows *self, Py_ssize_t row, const unsigned char *line, Py_ssize_t len, int may_mark,
+                          PyObject *path_json, Py_ssize_t line_no) {
+    int rc = row_write(self, row, line, len, may_mark, path_json, line_no);
+    if (rc < 0) return NULL;
+    if (!rc) Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize(self->out.p, self->out.n);
 }
 
 static PyObject *Rows_span(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -287,12 +297,14 @@ fail:
 }
 
 /* run(buf, buf_start, first, last, member, path_json, out, limit, offset, length, flags, member_no,
- * line_no) -> row: the spans of rows first..last-1 appended to out, for the rows of `member`
- * whose line lies inside buf (a chunk of the member read from buf_start); bad and sidecar rows
- * skipped. Returns the first row it did not do: `last`, a row of another member or past the
- * chunk, a row the C road refuses (Python reads it), or the row after out reached `limit`. */
+ * line_no) -> (row, spans): the spans of rows first..last-1 appended to out (a list: one bytes
+ * object each; a bytearray: joined with commas), for the rows of `member` whose line lies inside
+ * buf (a chunk of the member read from buf_start); bad and sidecar rows skipped. Returns the
+ * first row it did not do (`last`, a row of another member or past the chunk, a row the C road
+ * declines, which Python reads, or the row after `limit` spans) and the spans written. */
 static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 13 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[5]) || !PyList_Check(args[6])) {
+    if (nargs != 13 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[5]) ||
+        !(PyList_Check(args[6]) || PyByteArray_Check(args[6]))) {
         PyErr_SetString(PyExc_TypeError,
                         "run(buf, buf_start, first, last, member, path_json, out, limit, *columns)");
         return NULL;
@@ -305,6 +317,8 @@ static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     long long buf_len = PyBytes_GET_SIZE(args[0]);
     PyObject *out = args[6];
+    int joined = PyByteArray_Check(out);
+    Py_ssize_t done = 0;
     Columns c;
     if (columns_get(&c, args + 8, last) < 0) return NULL;
     const int64_t *offset = c.view[0].buf, *length = c.view[1].buf;
@@ -312,30 +326,36 @@ static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
     const unsigned short *member_no = c.view[3].buf;
     const int *line_no = c.view[4].buf;
     Py_ssize_t row = first;
-    for (; row < last && PyList_GET_SIZE(out) < limit; row++) {
+    for (; row < last && done < limit; row++) {
         if (flags[row] & SKIP_FLAGS) continue;
         if (member_no[row] != member) break;
         long long at = offset[row] - buf_start;
         if (at < 0 || at + length[row] > buf_len) break;
-        PyObject *span = row_span(self, row, buf + at, (Py_ssize_t)length[row], flags[row] & MAY_MARK_FLAGS, args[5],
-                                  line_no[row]);
-        if (!span) {
-            columns_release(&c);
-            return NULL;
+        int rc = row_write(self, row, buf + at, (Py_ssize_t)length[row], flags[row] & MAY_MARK_FLAGS, args[5],
+                           line_no[row]);
+        if (rc == 0) break;
+        if (rc > 0 && joined) {
+            /* Spans joined with commas straight into the bytearray: no bytes object per span. */
+            Py_ssize_t size = PyByteArray_GET_SIZE(out), more = self->out.n + (size > 0);
+            rc = PyByteArray_Resize(out, size + more) < 0 ? -1 : 1;
+            if (rc > 0) {
+                char *dst = PyByteArray_AS_STRING(out) + size;
+                if (size) *dst++ = ',';
+                memcpy(dst, self->out.p, self->out.n);
+            }
+        } else if (rc > 0) {
+            PyObject *span = PyBytes_FromStringAndSize(self->out.p, self->out.n);
+            rc = !span || PyList_Append(out, span) < 0 ? -1 : 1;
+            Py_XDECREF(span);
         }
-        if (span == Py_None) {
-            Py_DECREF(span);
-            break;
-        }
-        int rc = PyList_Append(out, span);
-        Py_DECREF(span);
         if (rc < 0) {
             columns_release(&c);
             return NULL;
         }
+        done++;
     }
     columns_release(&c);
-    return PyLong_FromSsize_t(row);
+    return Py_BuildValue("nn", row, done);
 }
 
 static int Rows_init(Rows *self, PyObject *args, PyObject *kw) {
@@ -401,7 +421,7 @@ static PyMethodDef ROWS_METHODS[] = {
      "span(row, line, may_mark, path_json, line_no): the span's JSON bytes, or None for Python to read."},
     {"run", (PyCFunction)(void (*)(void))Rows_run, METH_FASTCALL,
      "run(buf, buf_start, first, last, member, path_json, out, limit, offset, length, flags, member_no, "
-     "line_no): the spans of a run of rows; returns the first row not done."},
+     "line_no): the spans of a run of rows; returns (the first row not done, spans written)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -29,6 +29,7 @@ static const char *const KEY_NAMES[N_KEYS] = {
 
 #define KEY_SLOTS 256
 static signed char KEY_TABLE[KEY_SLOTS];
+static Py_ssize_t KEY_LENGTHS[N_KEYS];
 
 static unsigned key_hash(const unsigned char *p, Py_ssize_t n) {
     unsigned h = (unsigned)n * 131u;
@@ -40,7 +41,8 @@ static void key_table_init(void) {
     memset(KEY_TABLE, -1, sizeof KEY_TABLE);
     for (int k = 0; k < N_KEYS; k++) {
         const char *name = KEY_NAMES[k];
-        unsigned h = key_hash((const unsigned char *)name, (Py_ssize_t)strlen(name)) % KEY_SLOTS;
+        KEY_LENGTHS[k] = (Py_ssize_t)strlen(name);
+        unsigned h = key_hash((const unsigned char *)name, KEY_LENGTHS[k]) % KEY_SLOTS;
         while (KEY_TABLE[h] >= 0) h = (h + 1) % KEY_SLOTS;
         KEY_TABLE[h] = (signed char)k;
     }
@@ -49,8 +51,8 @@ static void key_table_init(void) {
 static int key_index(const unsigned char *p, Py_ssize_t n) {
     unsigned h = key_hash(p, n) % KEY_SLOTS;
     while (KEY_TABLE[h] >= 0) {
-        const char *name = KEY_NAMES[(int)KEY_TABLE[h]];
-        if ((Py_ssize_t)strlen(name) == n && !memcmp(name, p, n)) return KEY_TABLE[h];
+        int k = KEY_TABLE[h];
+        if (KEY_LENGTHS[k] == n && !memcmp(KEY_NAMES[k], p, n)) return k;
         h = (h + 1) % KEY_SLOTS;
     }
     return -1;

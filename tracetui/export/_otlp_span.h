@@ -68,23 +68,23 @@ static int call_row(PyObject *fn, PyObject *row, Py_ssize_t *out) {
 }
 
 static void a_open(Buf *b, const char *key) {
-    buf_str(b, ",{\"key\":\"");
+    buf_lit(b, ",{\"key\":\"");
     buf_str(b, key);
-    buf_str(b, "\",\"value\":{");
+    buf_lit(b, "\",\"value\":{");
 }
 
 static void a_text(Buf *b, const char *key, const unsigned char *s, Py_ssize_t n) {
     a_open(b, key);
-    buf_str(b, "\"stringValue\":");
+    buf_lit(b, "\"stringValue\":");
     put_text(b, s, n);
-    buf_str(b, "}}");
+    buf_lit(b, "}}");
 }
 
 static void a_int(Buf *b, const char *key, int64_t v) {
     a_open(b, key);
-    buf_str(b, "\"intValue\":\"");
+    buf_lit(b, "\"intValue\":\"");
     buf_int(b, v);
-    buf_str(b, "\"}}");
+    buf_lit(b, "\"}}");
 }
 
 static void a_bool(Buf *b, const char *key, int v) {

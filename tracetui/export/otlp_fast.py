@@ -77,25 +77,28 @@ def _path_json(path: str) -> bytes | None:
     return dump_json(path)
 
 
-def _spans(index: RunIndex, batch: int = BATCH) -> Iterator[tuple[list[bytes], bool]]:
-    """``(spans' JSON, escaped)`` in set order, up to ``batch`` at a time; spans not yet escaped
-    need ``dump_json``."""
+Piece = tuple[bytes | bytearray, int, bool]
+"""Spans joined with commas, how many, and whether escaped already (else dump_json them)."""
+
+
+def _pieces(index: RunIndex, batch: int = BATCH) -> Iterator[Piece]:
+    """One run's spans in set order, up to ``batch`` in a piece."""
     py = RowWriter(index)
     crows = _c_rows(index, py)
     if crows is None:
         for row, data, path in _rows(index):
             span = py.row(row, data, path)
             if span is not None:
-                yield [span], False
+                yield span, 1, False
     else:
-        yield from _c_spans(index, py, crows, batch)
+        yield from _c_pieces(index, py, crows, batch, bytearray)
 
 
-def _c_spans(
-    index: RunIndex, py: RowWriter, crows: Any, batch: int
-) -> Iterator[tuple[list[bytes], bool]]:
-    """:func:`_spans` with the C road: runs of rows inside the chunk read go to ``crows.run``;
-    a row it refuses is read by ``py`` (the two share the exporter's clock)."""
+def _c_pieces(index: RunIndex, py: RowWriter, crows: Any, batch: int, sink: Any) -> Iterator[Any]:
+    """:func:`_pieces` with the C road: runs of rows inside the chunk read go to ``crows.run``,
+    into a fresh ``sink()`` each time (a bytearray: the spans joined; a list: one bytes each); a
+    row it declines is read by ``py`` (the two share the exporter's clock) and comes as one span.
+    """
     flags, member_no, offsets, lengths = index.flags, index.member_no, index.offset, index.length
     columns = (offsets, lengths, flags, member_no, index.line_no)
     ref = py.ref
@@ -130,18 +133,20 @@ def _c_spans(
                 handle.seek(off)
                 buf, buf_start, at = handle.read(max(CHUNK, length)), off, 0
             if path_json is not None:
-                out: list[bytes] = []
-                done = crows.run(buf, buf_start, row, n, mno, path_json, out, batch, *columns)
-                if out:
-                    yield out, True
+                out = sink()
+                done, spans = crows.run(
+                    buf, buf_start, row, n, mno, path_json, out, batch, *columns
+                )
+                if spans:
+                    yield out, spans, True
                 if done != row:
                     row = done
                     continue
-            ref.last_end = crows.last_end  # the C road refused this row: Python reads it
+            ref.last_end = crows.last_end  # the C road declined this row: Python reads it
             span = py.row(row, buf[at : at + length], path)
             crows.last_end = ref.last_end
             if span is not None:
-                yield [span], False
+                yield span, 1, False
             row += 1
     finally:
         if handle is not None:
@@ -151,11 +156,19 @@ def _c_spans(
 def iter_span_json(index: RunIndex) -> Iterator[bytes]:
     """Each span of one run as OTLP/JSON bytes, in set order: exactly what ``otlp.write_json``
     writes for the objects ``otlp.iter_spans`` yields (escaped as ``dump_json`` escapes)."""
-    for spans, escaped in _spans(index):
-        if escaped:
-            yield from spans
+    py = RowWriter(index)
+    crows = _c_rows(index, py)
+    if crows is None:
+        for row, data, path in _rows(index):
+            span = py.row(row, data, path)
+            if span is not None:
+                yield dump_json(orjson.Fragment(span))
+        return
+    for piece, _, escaped in _c_pieces(index, py, crows, BATCH, list):
+        if not escaped:
+            yield dump_json(orjson.Fragment(piece))
         else:
-            yield from (dump_json(orjson.Fragment(span)) for span in spans)
+            yield from piece
 
 
 def _rows(index: RunIndex) -> Iterator[tuple[int, bytes, str]]:
@@ -206,16 +219,16 @@ def write_json(indexes: Sequence[RunIndex], out: IO[bytes], batch: int = BATCH) 
             {"resource": otlp.resource(ix), "scopeSpans": [{"scope": otlp.SCOPE, "spans": []}]}
         )
         out.write((b"," if n else b"") + head[: -len(b"]}]}")])
-        pending: list[bytes] = []
-        escaped = True
-        first = True
-        for spans, done in _spans(ix, batch):
-            pending += spans
+        pending: list[bytes | bytearray] = []
+        size, escaped, first = 0, True, True
+        for piece, spans, done in _pieces(ix, batch):
+            pending.append(piece)
+            size += spans
             escaped = escaped and done
-            count += len(spans)
-            if len(pending) >= batch:
+            count += spans
+            if size >= batch:
                 _flush(out, pending, first, escaped)
-                first, pending, escaped = False, [], True
+                pending, size, escaped, first = [], 0, True, False
         if pending:
             _flush(out, pending, first, escaped)
         out.write(b"]}]}")
@@ -223,11 +236,13 @@ def write_json(indexes: Sequence[RunIndex], out: IO[bytes], batch: int = BATCH) 
     return count
 
 
-def _flush(out: IO[bytes], spans: list[bytes], first: bool, escaped: bool) -> None:
+def _flush(out: IO[bytes], pieces: list[bytes | bytearray], first: bool, escaped: bool) -> None:
     # Through dump_json, as the reference writes each span: C1, bidi and zero-width characters
     # escaped (the escaping is per character, so a batch escapes as its spans would one by one,
     # and a span already escaped passes through unchanged).
-    body = b",".join(spans)
+    body = pieces[0] if len(pieces) == 1 else b",".join(pieces)
     if not escaped:
-        body = dump_json(orjson.Fragment(body))
-    out.write((b"" if first else b",") + body)
+        body = dump_json(orjson.Fragment(bytes(body)))
+    if not first:
+        out.write(b",")
+    out.write(body)
