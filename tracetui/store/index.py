@@ -47,6 +47,9 @@ from tracetui.store.reader import (
 from tracetui.store.row_columns import count_span, facts_columns, find_flag, row_of_offset
 from tracetui.store.runset import Member, Run
 
+_CLAMPED = (2**31 - 1, -(2**31) + 1)
+"""Exit column values that may stand for a code past its range (``members.clamp32``)."""
+
 
 class RunIndex:
     """Rows of one run in set order. One writer (under ``_lock``), many readers."""
@@ -451,6 +454,9 @@ class RunIndex:
 
     def exit_code(self, row: int) -> int | None:
         v = self.exit[row]
+        if v in _CLAMPED:  # past the int32 column (a Windows 0xC0000005): the record's own value
+            span = self.span(row)
+            return v if span is None else span.exit_code
         return None if v == NO_EXIT else v
 
     def hidden_bytes(self, row: int) -> int | None:
