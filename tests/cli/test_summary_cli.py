@@ -51,6 +51,9 @@ def test_summary_json_facts(make_run: Any) -> None:
         "exit_unknown": 0,
         "truncated": 2,
         "hidden_bytes": 2 * (24000 - 8192),
+        # The feedback record (no marker, no byte counts): whether it was cut cannot be told.
+        "truncation_unknown": 1,
+        "hidden_bytes_unknown_spans": 1,
         "latest_failure": {
             "command_id": "d",
             "argv": ["echo", "hi"],

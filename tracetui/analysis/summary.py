@@ -4,6 +4,10 @@ Beside SPEC §4's keys, ``suspicions`` counts the rows firing each incident rule
 every code present, zero included): see docs/lint.md and :mod:`tracetui.analysis.suspicions`;
 ``exit_unknown`` counts the spans with no exit and no error (the format recorded no exit code:
 not failures, never the latest failure; :func:`tracetui.model.spans.judge_exit`).
+``truncation_unknown`` counts the spans whose truncation cannot be told (no byte counts, no
+marker) and ``hidden_bytes_unknown_spans`` the spans whose hidden bytes are unknown (those, and
+the cut spans no cut of which says how much): ``hidden_bytes`` sums only the known amounts
+(:mod:`tracetui.analysis.unknown_cuts`).
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ from typing import Any
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.suspicions import count_suspicions
+from tracetui.analysis.unknown_cuts import hidden_unknown_spans, truncation_unknown
 from tracetui.model.flags import SIDECAR
 from tracetui.store.index import RunIndex
 
 
 def summarize(index: RunIndex) -> dict[str, Any]:
     """The SPEC §4 object for one indexed run."""
-    stats = index.stats
+    snap = index.snapshot()  # the counts below read the same rows the totals count
+    stats = snap.stats
     bad = [
         {"file": b.file, "line": b.line, "error": b.reason} for _row, b in sorted(index.bad.items())
     ]
@@ -57,6 +63,8 @@ def summarize(index: RunIndex) -> dict[str, Any]:
         "exit_unknown": stats.exit_unknown,
         "truncated": stats.truncated,
         "hidden_bytes": stats.hidden_bytes,
+        "truncation_unknown": truncation_unknown(index, snap.rows),
+        "hidden_bytes_unknown_spans": hidden_unknown_spans(index, snap.rows),
         "latest_failure": latest,
         "chains": chains,
         "suspicions": count_suspicions(index),
@@ -75,6 +83,10 @@ def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
         "exit_unknown": sum(s.get("exit_unknown", 0) for s in summaries),
         "truncated": sum(s["truncated"] for s in summaries),
         "hidden_bytes": sum(s["hidden_bytes"] for s in summaries),
+        "truncation_unknown": sum(s.get("truncation_unknown", 0) for s in summaries),
+        "hidden_bytes_unknown_spans": sum(
+            s.get("hidden_bytes_unknown_spans", 0) for s in summaries
+        ),
         "latest_failure": next(
             (s["latest_failure"] for s in reversed(summaries) if s["latest_failure"]), None
         ),

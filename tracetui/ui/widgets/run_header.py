@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracetui.analysis.rows import fmt_size
+from tracetui.analysis.unknown_cuts import truncation_unknown
 from tracetui.model.text import neutralize_line
 from tracetui.store.index import RunIndex
 from tracetui.store.members import Stats as RunStats
@@ -44,6 +45,8 @@ class RunHeader(Static):
         self._styles: dict[str, Style] = {}
         self._shown: Text | None = None
         """The line last drawn: the same line again is not redrawn."""
+        self._unknown: tuple[int, int, int, int] = (0, -1, -1, 0)
+        """``(index id, rows, generation, count)`` of the last truncation-unknown count."""
 
     def st(self, name: str) -> Style:
         style = self._styles.get(name)
@@ -124,10 +127,14 @@ class RunHeader(Static):
         t = Text()
         ix = self.index
         if ix is not None:
-            s = ix.snapshot().stats  # totals that agree, while the follower appends
+            snap = ix.snapshot()  # totals that agree, while the follower appends
+            s = snap.stats
             # Only members still on disk: one rotated past the keep count is gone (readable "").
             files = sum(1 for m in ix.members if m.member.number >= 0 and m.readable)
-            facts = _short_facts(s, files, terse) if short else _full_facts(s, files)
+            unknown = self._truncation_unknown(ix, snap.rows, snap.generation)
+            facts = (
+                _short_facts(s, files, terse, unknown) if short else _full_facts(s, files, unknown)
+            )
             if self.running:
                 # Beside the spans: calls under way are not spans yet, nor failures.
                 at = next(i for i, (text, _) in enumerate(facts) if " span" in text) + 1
@@ -147,20 +154,28 @@ class RunHeader(Static):
             t.append(f" {self.new_rows:,} new ↓ G ", self.st("new"))
         return t
 
+    def _truncation_unknown(self, ix: RunIndex, rows: int, generation: int) -> int:
+        """Spans whose truncation cannot be told, counted again only when the rows changed."""
+        key = (id(ix), rows, generation)
+        if self._unknown[:3] != key:
+            self._unknown = (*key, truncation_unknown(ix, rows))
+        return self._unknown[3]
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' if n != 1 else ''}"
 
 
-def _hidden_fact(s: RunStats, said: str) -> tuple[str, str]:
+def _hidden_fact(s: RunStats, said: str, unknown: int = 0) -> tuple[str, str]:
     """The bytes hidden; ``? hidden`` when spans were cut but no cut says how much (markers with
-    no count, as OpenHands writes): ``0B hidden`` beside ``2 trunc`` would say nothing was."""
-    if s.truncated and not s.hidden_bytes:
-        return ("? hidden", "trunc")
+    no count, as OpenHands writes), or whether they were cut cannot be told (``unknown`` spans):
+    ``0B hidden`` beside ``2 trunc`` or ``3 trunc ?`` would say nothing was."""
+    if (s.truncated or unknown) and not s.hidden_bytes:
+        return ("? hidden", "trunc" if s.truncated else "dim")
     return (said, "trunc" if s.hidden_bytes else "dim")
 
 
-def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
+def _full_facts(s: RunStats, files: int, unknown: int = 0) -> list[tuple[str, str]]:
     """Every fact in words: ``1 file · 10 spans · 3 failed · …``."""
     return [
         (_plural(files, "file"), ""),
@@ -169,15 +184,20 @@ def _full_facts(s: RunStats, files: int) -> list[tuple[str, str]]:
         # Only where some exit was not recorded (another agent's format): never the error colour.
         *([(f"{s.exit_unknown:,} exit unknown", "dim")] if s.exit_unknown else []),
         (f"{s.truncated:,} truncated", "trunc" if s.truncated else "dim"),
-        _hidden_fact(s, f"{s.hidden_bytes:,} B hidden"),
+        # Whether these were cut cannot be told (no byte counts, no marker): not counted above.
+        *([(f"{unknown:,} truncation unknown", "dim")] if unknown else []),
+        _hidden_fact(s, f"{s.hidden_bytes:,} B hidden", unknown),
         (_plural(s.bad_lines, "bad line"), "bad" if s.bad_lines else "dim"),
     ]
 
 
-def _short_facts(s: RunStats, files: int, terse: bool = False) -> list[tuple[str, str]]:
+def _short_facts(
+    s: RunStats, files: int, terse: bool = False, unknown: int = 0
+) -> list[tuple[str, str]]:
     """The same facts for 80 columns: a lone file and no bad lines go unsaid, sizes abbreviated;
     ``terse``: no failures, no cuts and nothing hidden go unsaid too."""
     facts: list[tuple[str, str]] = []
+    unknown_said = False
     if files != 1:
         facts.append((_plural(files, "file"), ""))
     facts.append((_plural(s.spans, "span"), ""))
@@ -186,9 +206,15 @@ def _short_facts(s: RunStats, files: int, terse: bool = False) -> list[tuple[str
     if s.exit_unknown:
         facts.append((f"{s.exit_unknown:,} exit ?", "dim"))
     if s.truncated or not terse:
-        facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
-    if s.hidden_bytes or s.truncated or not terse:
-        facts.append(_hidden_fact(s, f"{fmt_size(s.hidden_bytes)}B hidden"))
+        if terse and unknown:  # the tightest fit: one fact for both, ``54+7? trunc``
+            facts.append((f"{s.truncated:,}+{unknown:,}? trunc", "trunc"))
+            unknown_said = True
+        else:
+            facts.append((f"{s.truncated:,} trunc", "trunc" if s.truncated else "dim"))
+    if unknown and not unknown_said:
+        facts.append((f"{unknown:,} trunc ?", "dim"))
+    if s.hidden_bytes or s.truncated or unknown or not terse:
+        facts.append(_hidden_fact(s, f"{fmt_size(s.hidden_bytes)}B hidden", unknown))
     if s.bad_lines:
         facts.append((f"{s.bad_lines:,} bad", "bad"))
     return facts
