@@ -28,6 +28,7 @@ import pytest
 from records import Line, encode_line, tool
 
 from tracetui.export import otlp, otlp_fast, otlp_rows
+from tracetui.model import markers
 from tracetui.model.flags import BAD, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
 from tracetui.model.text import dump_json
 from tracetui.store.build import build_index
@@ -504,3 +505,47 @@ def test_iter_span_json_is_the_documents_spans(tmp_path: Path) -> None:
     spans = json.loads(doc.getvalue())["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert [json.loads(s) for s in otlp_fast.iter_span_json(ix)] == spans
     assert b",".join(otlp_fast.iter_span_json(ix)) in doc.getvalue()
+
+
+# ------------------------------------------------------------------ tracetui's marker in C
+OWN_MARKERS = [
+    # (case, preview text, whether C reads it alone: else it asks find_marker)
+    ("plain", "a\n…[truncated 808 bytes]…\nz", True),
+    ("second-occurrence", "…[truncated x]… then …[truncated 7 bytes]…", True),
+    ("no-digits", "…[truncated  bytes]… and the word truncated", False),
+    ("digits-to-end", "…[truncated 12", False),
+    ("other-family-first", "<response clipped> …[truncated 9 bytes]…", True),
+    ("other-family-only", "x ...truncated 12 lines... y", False),
+    ("digits-19", "…[truncated 9223372036854775807 bytes]…", True),
+    ("digits-19-past", "…[truncated 9223372036854775808 bytes]…", True),
+    ("digits-30", "…[truncated " + "9" * 30 + " bytes]…", True),
+    ("digits-31", "…[truncated " + "9" * 31 + " bytes]…", True),
+    ("zeros", "…[truncated 000 bytes]…", True),
+    ("unicode-digit", "…[truncated ١٢ bytes]…", False),
+    ("unicode-after-digits", "…[truncated 1٢ bytes]…", False),
+    ("unicode-then-own", "…[truncated …[truncated 5 bytes]…", False),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "alone"), OWN_MARKERS, ids=[c[0] for c in OWN_MARKERS])
+def test_own_marker_three_ways(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, case: str, text: str, alone: bool
+) -> None:
+    """C finds tracetui's marker itself; for anything else in a hinted text it asks Python."""
+    lines = [
+        tool("a", preview_stdout=text, stdout_bytes=None, stdout_truncated=None),
+        tool("b", preview_stderr=text, stderr_bytes=100, stderr_cap=10),
+        {"command": ["make"], "stdout_tail": text, "stderr_tail": text, "exit_code": 0},
+    ]
+    ix = write_lines(tmp_path, lines)
+    asked = 0
+    real = markers.find_marker
+
+    def counting(text: str) -> Any:
+        nonlocal asked
+        asked += 1
+        return real(text)
+
+    monkeypatch.setattr(markers, "find_marker", counting)  # what the C road calls back
+    _, handed = three_ways(monkeypatch, [ix])
+    assert (handed, asked == 0) == (0, alone)

@@ -24,11 +24,39 @@ typedef struct {
     Text full;
 } Stream;
 
-/* The hint pre-check, then find_marker(text): 0 done, -2 a Python error, -1 an answer this
- * cannot read (a clip mode other than the four). */
+/* tracetui's own marker, the first family find_marker tries (so its leftmost match is the
+ * answer whatever else the text holds): 1 found, 0 none, -1 undecided (a non-ASCII character
+ * where the count's digits are: \d is Unicode's, so Python reads that text). */
+static int own_marker(const Text *t, Mark *m) {
+    static const char OPEN[] = "\xe2\x80\xa6[truncated ", CLOSE[] = " bytes]\xe2\x80\xa6";
+    const Py_ssize_t no = sizeof OPEN - 1, nc = sizeof CLOSE - 1;
+    const unsigned char *p = t->p, *end = t->p + t->n, *q;
+    while ((q = memmem(p, end - p, OPEN, no)) != NULL) {
+        const unsigned char *d = q + no, *e = d;
+        while (e < end && *e >= '0' && *e <= '9') e++;
+        if (e < end && *e >= 0x80) return -1;
+        if (e > d && end - e >= nc && !memcmp(e, CLOSE, nc)) {
+            m->found = 1;
+            m->clip = C_NONE;
+            m->huge = 0;
+            m->counted = e - d <= 30; /* markers._MAX_DIGITS: a longer count is no count */
+            unsigned __int128 v = 0;
+            for (const unsigned char *k = d; m->counted && k < e; k++) v = v * 10 + (*k - '0');
+            if (v > (unsigned __int128)INT64_MAX) m->huge = 1;
+            else m->count = (int64_t)v;
+            return 1;
+        }
+        p = q + 1;
+    }
+    return 0;
+}
+
+/* tracetui's marker, else the hint pre-check, then find_marker(text): 0 done, -2 a Python error,
+ * -1 an answer this cannot read (a clip mode other than the four). */
 static int find_mark(PyObject *find_marker, PyObject *hints, const Text *t, Mark *m) {
     m->found = 0;
     if (t->n == 0) return 0;
+    if (own_marker(t, m) > 0) return 0; /* else none of ours, or undecided: Python's families */
     int hint = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(hints) && !hint; i++) {
         PyObject *h = PyTuple_GET_ITEM(hints, i);
