@@ -123,7 +123,10 @@ def test_random_lines_draw_the_same() -> None:
     compared = 0
     for _ in range(2000):
         cells = [
-            Cell("".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))), rng.choice(names))
+            Cell(
+                "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))),
+                rng.choice(names),
+            )
             for _ in range(8)
         ]
         width = rng.randrange(1, 140)

@@ -16,6 +16,7 @@ The app alone changes the run's state: a re-run's new row comes in through
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import time
 from collections.abc import Callable
@@ -239,6 +240,7 @@ class TraceApp(Navigation, ViewActions, App[int]):
 
     def on_index_ready(self, msg: IndexReady) -> None:
         index = msg.index
+        _settle_heap()
         kept = self._row_after_peek(index)
         self.index = index
         self.chains = ChainIndex(index)
@@ -384,6 +386,21 @@ class TraceApp(Navigation, ViewActions, App[int]):
     def palette_bindings(self) -> list[Binding]:
         """The actions offered in the command palette."""
         return [b for b in self.BINDINGS if isinstance(b, Binding) and b.action != "clear"]
+
+
+def _settle_heap() -> None:
+    """Keep the collector's full passes off what lives as long as the view (docs/live.md).
+
+    Textual's modules and widgets and the open index are tens of thousands of objects that
+    every full pass of the cyclic collector walks; following a busy run allocates fast enough
+    for a full pass every second or so, and one took up to 90 ms, a frame's worth of rows
+    waiting for it. Frozen, they are left out of the passes (freed by reference counting as
+    ever). A run opened before left its objects frozen: they are let go and collected first,
+    so a cycle among them is not kept for ever.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 _LIE_CHECKS = 64
