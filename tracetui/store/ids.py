@@ -27,6 +27,8 @@ import threading
 import weakref
 from bisect import bisect_left, insort
 from collections.abc import Sequence
+from itertools import repeat
+from operator import itemgetter, sub
 from typing import cast
 
 from tracetui.model.text import neutralize_line
@@ -67,13 +69,58 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
+def _common_suffix(texts: list[str]) -> str:
+    """The longest ending every one of ``texts`` (at least one) shares: the common prefix of
+    the first and last of them reversed, in sorted order."""
+    if "" in texts:
+        return ""
+    if len(set(map(itemgetter(-1), texts))) > 1:
+        return ""  # they do not even end with the same character (sequential ids)
+    backwards: list[str] = list(map(itemgetter(slice(None, None, -1)), texts))
+    low, high = min(backwards), max(backwards)
+    n = _common_prefix(low, high)
+    return low[:n][::-1]
+
+
+def _split(fresh: list[str]) -> tuple[list[str], list[str]]:
+    """``(keys of the recorder ids, plain forms of the others)`` of ``fresh`` ids.
+
+    A million ids are one kind or the other all through: each check runs over all of them at C
+    speed, and only a mix of kinds (or of texts to neutralise) goes id by id."""
+    texts = fresh
+    if not (all(map(str.isascii, texts)) and all(map(str.isprintable, texts))):
+        texts = [plain(cid) for cid in fresh]
+    if not texts or "-" not in "".join(texts):
+        return [], list(texts)  # no '-': no recorder id
+    cuts = list(map(str.rfind, texts, repeat("-")))
+    if min(cuts) >= 8:
+        after = list(map(sub, map(len, texts), cuts))  # the '-' and the suffix
+        shortest = min(after)
+        if (
+            shortest > MIN_SHOWN
+            and max(after) == shortest
+            and all(map(str.isdigit, map(itemgetter(slice(0, 8)), texts)))
+        ):
+            # Every one a recorder id with a suffix of one length: one slice takes them all.
+            return list(map(itemgetter(slice(1 - shortest, None)), texts)), []
+    keys: list[str] = []
+    others: list[str] = []
+    for text in texts:
+        suffix = _stamp_suffix(text)
+        if suffix is not None:
+            keys.append(suffix)
+        else:
+            others.append(text)
+    return keys, others
+
+
 class IdTable:
     """The displayed form of every id of one run (see the module docstring)."""
 
     def __init__(self, ids: Sequence[str | None] = ()) -> None:
         self.rows = 0
         """Rows taken in so far (the table is brought up to date from here)."""
-        self._seen: set[str] = set()
+        self._seen: dict[str, None] = {}
         self._stamp_keys: list[str] = []
         """Keys (random suffixes) of the recorder ids."""
         self._others: list[str] = []
@@ -93,24 +140,17 @@ class IdTable:
     def extend(self, ids: Sequence[str | None]) -> None:
         """Take in the ids of more rows (None and repeats of a known id count as rows only)."""
         self.rows += len(ids)
-        raw = set(ids)
-        raw.discard(None)
-        raw.discard("")
-        fresh = cast("set[str]", raw)  # None is gone
+        raw = dict.fromkeys(ids)  # in row order: keys of sequential ids then sort in one pass
+        raw.pop(None, None)
+        raw.pop("", None)
+        known = cast("dict[str, None]", raw)  # None is gone
         if self._seen:
-            fresh -= self._seen
-            self._seen |= fresh
+            fresh = [cid for cid in known if cid not in self._seen]
+            self._seen.update(dict.fromkeys(fresh))
         else:
-            self._seen = fresh
-        new_keys: list[str] = []
-        new_others: list[str] = []
-        for cid in fresh:
-            text = cid if cid.isascii() and cid.isprintable() else neutralize_line(cid)
-            cut = text.rfind("-")
-            if cut >= 8 and len(text) - cut > MIN_SHOWN and text[:8].isdigit():
-                new_keys.append(text[cut + 1 :])
-            else:
-                new_others.append(text)
+            fresh = list(known)
+            self._seen = known
+        new_keys, new_others = _split(fresh)
         self._stamp_keys.extend(new_keys)
         if new_others:
             self._others.extend(new_others)
@@ -119,17 +159,14 @@ class IdTable:
                 low, high = min(low, self._low), max(high, self._high)
             self._low, self._high = low, high
             shared = _common_prefix(low, high)
-            ending = new_others[0] if self._ending is None else self._ending
-            for text in new_others:
-                while not text.endswith(ending):
-                    ending = ending[1:]
+            ending = _common_suffix(new_others + ([] if self._ending is None else [self._ending]))
             self._ending = ending
             tail = len(ending) if len(self._others) > 1 else 0
             if (shared, tail) != (self._shared, self._tail) or len(self._others) == len(new_others):
                 self._shared, self._tail = shared, tail
                 self._rebuild()
                 return
-            new_keys.extend(self._key_of_other(t) for t in new_others)
+            new_keys.extend(self._keys_of_others(new_others))
         if len(new_keys) <= 64:  # a follower's few new rows: insert, no pass over every key
             for key in new_keys:
                 insort(self._keys, key)
@@ -146,9 +183,17 @@ class IdTable:
             end = min(n, start + MIN_SHOWN)
         return text[start:end]
 
+    def _keys_of_others(self, texts: list[str]) -> list[str]:
+        """:meth:`_key_of_other` of each of ``texts``: one slice for all when every one is long
+        enough to keep what lies between the shared prefix and ending (at C speed)."""
+        shared, tail = self._shared, self._tail
+        if texts and min(map(len, texts)) >= shared + tail + MIN_SHOWN:
+            return list(map(itemgetter(slice(shared, -tail if tail else None)), texts))
+        return [self._key_of_other(t) for t in texts]
+
     def _rebuild(self) -> None:
         keys = list(self._stamp_keys)
-        keys.extend(self._key_of_other(t) for t in self._others)
+        keys.extend(self._keys_of_others(self._others))
         keys.sort()
         self._keys = keys
 
@@ -194,7 +239,10 @@ def table_for(index: RunIndex) -> IdTable:
     """The id table of ``index``, up to date with its committed rows (cached per index).
 
     Reads ``index.ids[:len(index)]`` (a copy of committed rows, safe while a follower appends).
+    The index's id registry is brought up to date too (it is owed after a bulk build): the
+    viewer asks for this table on its indexing thread, so neither is made on the UI thread.
     """
+    _ = index.id_rows
     with _tables_lock:
         table = _tables.get(index)
         n = len(index)
