@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import random
 import subprocess
 import sys
@@ -549,3 +550,12 @@ def test_own_marker_three_ways(
     monkeypatch.setattr(markers, "find_marker", counting)  # what the C road calls back
     _, handed = three_ways(monkeypatch, [ix])
     assert (handed, asked == 0) == (0, alone)
+
+
+def test_a_member_name_that_is_no_utf8(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An undecodable file name (a lone surrogate in the path): Python's road, same bytes."""
+    name = os.fsencode(tmp_path) + b"/R\xff.jsonl"
+    with open(name, "wb") as fh:
+        fh.write(b"".join(encode_line(tool(f"c{i}", parent_command_id="c0")) for i in range(3)))
+    doc, handed = three_ways(monkeypatch, [index_of(Path(os.fsdecode(name)))])
+    assert (doc.count(b'"spanId"'), handed) == (6, 3)  # three spans, three links

@@ -236,8 +236,10 @@ class RowWriter:
         """
         try:
             return self._fast(row, data)
-        except (_Slow, NotASpan, ValueError):
-            pass  # orjson's decode error is a ValueError too
+        except (_Slow, NotASpan, ValueError, orjson.JSONEncodeError):
+            # orjson's decode error is a ValueError; its encode error (a member whose name is
+            # no valid UTF-8: a lone surrogate) a TypeError, which dump_json's fallback writes.
+            pass
         ix = self.index
         raw = RawLine(ix.line_no[row], ix.offset[row], len(data), data)
         parsed = parse_line(raw, path)
