@@ -18,7 +18,11 @@ The machine's load (``/proc/loadavg``) is printed before and after: it is shared
 rates with each other, within one run. Usage::
 
     .venv/bin/python benchmarks/bench_live_draw.py [--seconds 4] [--rates 500,1000,2000]
-        [--idle 10] [--no-idle]
+        [--idle 10] [--no-idle] [--against DIR [--rounds 3]]
+
+``--against DIR`` measures another checkout's code (a ``git worktree add DIR COMMIT`` with its
+compiled extensions copied in) in turns with this one, ``--rounds`` times each, latency only:
+on a shared machine the load moves from minute to minute, and only turns compare.
 
 Target (issue 18, item 5): p95 ≤ 100 ms from append to drawn at 2,000 spans/s; idle < 1 %.
 """
@@ -246,13 +250,42 @@ def loadavg() -> str:
         return " ".join(fh.read().split()[:3])
 
 
+def in_turns(against: str, rounds: int, seconds: float, rates: str) -> int:
+    """Run this benchmark on ``against``'s code and on this checkout's, in turns."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    codes = [("before", os.path.abspath(against)), ("after", here)]
+    print(f"load before: {loadavg()}  ({os.cpu_count()} cores)")
+    print(
+        "| code, round | mode | rate | written / drawn | in order | taken p50 / p95 | drawn p50 "
+        "| drawn p95 | max | viewer CPU per 1,000 spans |"
+    )
+    print("|---|---|---:|---|---|---:|---:|---:|---:|---:|")
+    ok = True
+    for n in range(1, rounds + 1):
+        for label, root in codes:
+            script = os.path.join(root, "benchmarks", "bench_live_draw.py")
+            argv = [sys.executable, script, "--seconds", str(seconds), "--rates", rates]
+            env = {**os.environ, "PYTHONPATH": root}
+            got = subprocess.run([*argv, "--no-idle"], env=env, capture_output=True, text=True)
+            ok = ok and got.returncode == 0
+            for line in got.stdout.splitlines():
+                if line.startswith("| events") or line.startswith("| polling"):
+                    print(f"| {label} {n} {line}")  # the child's row, after the code
+            print(f"  (load {loadavg()})")
+    return 0 if ok else 1
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=4.0, help="writer run time per rate")
     p.add_argument("--rates", default="500,1000,2000")
     p.add_argument("--idle", type=float, default=10.0, help="idle measurement time (s)")
     p.add_argument("--no-idle", action="store_true", help="skip the idle CPU measurement")
+    p.add_argument("--against", metavar="DIR", help="another checkout, measured in turns")
+    p.add_argument("--rounds", type=int, default=3, help="turns of each with --against")
     args = p.parse_args()
+    if args.against:
+        return in_turns(args.against, args.rounds, args.seconds, args.rates)
     install_draw_probe()
     mode = "polling" if os.environ.get("TRACETUI_POLL", "") not in ("", "0") else "events"
     print(f"load before: {loadavg()}  ({os.cpu_count()} cores)")
