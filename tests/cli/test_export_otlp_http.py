@@ -178,6 +178,52 @@ def test_every_field_arrives_as_the_file_holds_it(
     assert got.message == want  # ids, times, attributes, links, status: all of it
 
 
+@pytest.mark.parametrize(
+    ("extra", "ctype", "encoding"), [c[1:] for c in ENCODINGS], ids=[c[0] for c in ENCODINGS]
+)
+def test_a_hostile_run_arrives_as_the_file_holds_it(
+    receiver: tuple[str, Script],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    ctype: str,
+    encoding: str | None,
+) -> None:
+    """Odd types, escapes, unsafe characters, markers, links: the fast path's spans, decoded
+    with the official schema, are the file's (the file is the reference writer's bytes)."""
+    odd: list[dict[str, Any]] = [
+        {"exit_code": 2**63 - 1, "redacted": 3.0, "duration_ms": 1e300},
+        {"tool_name": "a\u202eb\x85\x7f\U000e0041", "cwd": "\u200b", "agent_note": "é漢"},
+        {"preview_stdout": "x\n…[truncated 808 bytes]…\n", "stdout_bytes": None},
+        {"preview_stderr": "<response clipped><NOTE>Observations", "stderr_truncated": None},
+        {"stdout_bytes": 2**62, "stdout_cap": 1, "stdout_truncated": True, "stdout_clip": "mid"},
+        {"started_at": None, "exit_code": None, "error": "cannot start"},
+        {"started_at": " 2026-11-02T09:00:00.5+05:30 ", "exit_code": -9},
+        {"argv": ["/usr/bin/env", 1], "tool_name": None, "ok_preview": "yes"},
+        {"kind": "submission", "command_id": 7},
+    ]
+    records: list[Any] = []
+    for i in range(120):
+        fields = odd[i % len(odd)] if i % 3 else {}
+        parent = f"h{i - 1}" if i % 4 == 1 else ("gone" if i % 4 == 2 else None)
+        records.append(tool(f"h{i}", parent_command_id=parent, **fields))
+        if i % 10 == 0:
+            records.append({"command": ["make"], "stdout_tail": "…[truncated 9 bytes]…"})
+            records.append({"span_type": "tool", "argv": ["pytest"], "returncode": 3})
+    run = tmp_path / "H.jsonl"
+    run.write_bytes(b"".join((json.dumps(r) + "\n").encode() for r in records) + b"{bad\n")
+    url, script = receiver
+    want = file_export(tmp_path, str(run))
+    capsys.readouterr()
+    code, _ = export(capsys, str(run), "--otlp-http", url, "--batch-spans", "100", *extra)
+    assert code == 0
+    assert [g.headers["content-type"] for g in script.got] == [ctype] * len(script.got)
+    assert {g.headers.get("content-encoding") for g in script.got} == {encoding}
+    spans = [s for g in script.got for s in g.message.resource_spans[0].scope_spans[0].spans]
+    assert len(script.got) > 1
+    assert spans == list(want.resource_spans[0].scope_spans[0].spans)
+
+
 def many(make_run: Any, name: str, n: int) -> str:
     records = [tool(f"{name}{i}", argv=["echo", "x" * 40], exit_code=i % 3) for i in range(n)]
     return str(make_run({"B.jsonl": records}, folder=name) / "B.jsonl")

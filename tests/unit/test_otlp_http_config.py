@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from records import tool
 
-from tracetui.export import otlp, otlp_http
+from tracetui.export import otlp_fast, otlp_http
 from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
@@ -65,12 +65,12 @@ def test_requests_are_built_one_batch_at_a_time(
     ix = build_index(open_path(str(root / "B.jsonl"))[0])
     made = [0]
 
-    def endless(_index: Any) -> Iterator[dict[str, Any]]:
+    def endless(_index: Any) -> Iterator[bytes]:
         while True:  # a run that never ends: only a streaming sender gets a first request out
             made[0] += 1
-            yield {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": f"s{made[0]}"}
+            yield b'{"traceId":"%s","spanId":"%s","name":"s%d"}' % (b"ab" * 16, b"cd" * 8, made[0])
 
-    monkeypatch.setattr(otlp, "iter_spans", endless)
+    monkeypatch.setattr(otlp_fast, "iter_span_json", endless)
     settings = otlp_http.Settings(url="http://x/v1/traces", protocol=protocol, batch_spans=100)
     batches = otlp_http.requests([ix], settings)
     for k in range(1, 4):

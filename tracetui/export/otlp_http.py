@@ -1,8 +1,9 @@
 """Send spans to an OTLP/HTTP receiver: protobuf or JSON, gzip, batches, retries.
 
-The spans come from :func:`tracetui.export.otlp.iter_spans` (the same objects the JSON file
-holds), encoded one at a time (:mod:`tracetui.export.otlp_proto` for ``http/protobuf``) and
-gathered into requests of at most ``batch_spans`` spans and about ``batch_bytes`` bytes, so
+The spans come from the file writer's fast path (:func:`tracetui.export.otlp_fast.iter_span_json`:
+the bytes the JSON file holds, which ``http/json`` sends as they are and ``http/protobuf`` reads
+back into :mod:`tracetui.export.otlp_proto`'s encoder), one at a time, and are gathered into
+requests of at most ``batch_spans`` spans and about ``batch_bytes`` bytes, so
 only one request is ever held in memory. Runs stay apart: each is its own resource.
 
 Delivery follows the OTLP/HTTP rules: 429, 502, 503 and 504 (and a connection that fails or
@@ -35,7 +36,7 @@ from typing import Any
 import orjson
 
 from tracetui import __version__
-from tracetui.export import otlp, otlp_proto
+from tracetui.export import otlp, otlp_fast, otlp_proto
 from tracetui.model.text import dump_json, neutralize_line
 from tracetui.store.index import RunIndex
 
@@ -231,10 +232,30 @@ def _json_body(groups: list[tuple[bytes, bytes, list[bytes]]]) -> bytes:
     return b'{"resourceSpans":[' + b",".join(parts) + b"]}"
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def span_bytes(index: RunIndex, as_proto: bool) -> Iterator[bytes]:
+    """Each span of one run as a request carries it: its OTLP/JSON bytes from the fast path
+    (exactly ``dump_json`` of the object ``otlp.iter_spans`` yields), or the protobuf ``Span``
+    encoded from those bytes read back. A run with a member whose name is no valid UTF-8 is
+    encoded from the reference's objects instead: its JSON holds U+FFFD where the protobuf
+    encoder writes '?' for the lone surrogate."""
+    if not as_proto:
+        return otlp_fast.iter_span_json(index)
+    if all(_utf8(im.member.path) for im in index.members):
+        return (otlp_proto.span(orjson.loads(s)) for s in otlp_fast.iter_span_json(index))
+    return (otlp_proto.span(s) for s in otlp.iter_spans(index))
+
+
 def requests(indexes: Sequence[RunIndex], settings: Settings) -> Iterator[tuple[bytes, int]]:
     """``(body, spans)`` for each request, uncompressed, built one at a time."""
     as_proto = settings.protocol == PROTOBUF
-    encode: Callable[[Any], bytes] = otlp_proto.span if as_proto else dump_json
     scope = otlp_proto.scope(otlp.SCOPE) if as_proto else dump_json(otlp.SCOPE)
     # Bytes a request and each run in it add around the spans (tags and lengths, or the JSON
     # keys): counted high, so a request of two spans or more never passes ``batch_bytes``.
@@ -247,8 +268,7 @@ def requests(indexes: Sequence[RunIndex], settings: Settings) -> Iterator[tuple[
         spans: list[bytes] = []
         groups.append((res, scope, spans))
         size += len(res) + len(scope) + per_run
-        for span in otlp.iter_spans(ix):
-            data = encode(span)
+        for data in span_bytes(ix, as_proto):
             extra = len(data) + (otlp_proto.span_overhead(len(data)) if as_proto else 1)
             if count and (count >= settings.batch_spans or size + extra > settings.batch_bytes):
                 yield _body(groups, as_proto), count
