@@ -318,6 +318,9 @@ static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
     long long buf_len = PyBytes_GET_SIZE(args[0]);
     PyObject *out = args[6];
     int joined = PyByteArray_Check(out);
+    Buf *batch = &self->batch;
+    batch->n = 0;
+    batch->failed = 0;
     Py_ssize_t done = 0;
     Columns c;
     if (columns_get(&c, args + 8, last) < 0) return NULL;
@@ -335,13 +338,13 @@ static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
                            line_no[row]);
         if (rc == 0) break;
         if (rc > 0 && joined) {
-            /* Spans joined with commas straight into the bytearray: no bytes object per span. */
-            Py_ssize_t size = PyByteArray_GET_SIZE(out), more = self->out.n + (size > 0);
-            rc = PyByteArray_Resize(out, size + more) < 0 ? -1 : 1;
-            if (rc > 0) {
-                char *dst = PyByteArray_AS_STRING(out) + size;
-                if (size) *dst++ = ',';
-                memcpy(dst, self->out.p, self->out.n);
+            /* Spans joined with commas in a buffer kept across calls (no bytes object per span,
+             * no growing allocation per batch), copied into the bytearray once at the end. */
+            if (batch->n) buf_lit(batch, ",");
+            buf_put(batch, self->out.p, self->out.n);
+            if (batch->failed) {
+                PyErr_NoMemory();
+                rc = -1;
             }
         } else if (rc > 0) {
             PyObject *span = PyBytes_FromStringAndSize(self->out.p, self->out.n);
@@ -355,6 +358,13 @@ static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
         done++;
     }
     columns_release(&c);
+    if (joined && batch->n) {
+        Py_ssize_t size = PyByteArray_GET_SIZE(out);
+        if (PyByteArray_Resize(out, size + (size > 0) + batch->n) < 0) return NULL;
+        char *dst = PyByteArray_AS_STRING(out) + size;
+        if (size) *dst++ = ',';
+        memcpy(dst, batch->p, batch->n);
+    }
     return Py_BuildValue("nn", row, done);
 }
 
@@ -393,6 +403,7 @@ static void Rows_dealloc(Rows *self) {
     PyMem_Free(self->out.p);
     PyMem_Free(self->arena.p);
     PyMem_Free(self->stamp.p);
+    PyMem_Free(self->batch.p);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

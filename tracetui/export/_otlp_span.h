@@ -9,7 +9,7 @@ typedef struct {
     int64_t last_end;
     PyObject *last_end_big; /* set: a previous end past 64 bits (last_end_sign its sign) */
     int last_end_sign;
-    Buf out, arena, stamp;
+    Buf out, arena, stamp, batch; /* a span, its decoded texts, the last time, Rows.run's spans */
     int stamp_state; /* the previous row's started_at (in `stamp`): stamp_nanos' answer */
     int64_t stamp_nanos;
     Rec rec;
