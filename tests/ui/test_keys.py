@@ -470,5 +470,6 @@ async def test_footer_shows_the_headline_keys_rerun_first_at_100_columns() -> No
     for m in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg):
         rows.setdefault(float(m[2]), []).append((float(m[1]), html.unescape(m[3])))
     footer = "".join(t for _x, t in sorted(rows[max(rows)])).replace("\xa0", " ")
-    want = " r Re-run  n Next match  e Next failure  / Search  P Postmortem  ? Help  q Quit"
+    # n (Next match) only while a search is active: tests/ui/test_footer_search_key.py.
+    want = " r Re-run  e Next failure  / Search  P Postmortem  ? Help  q Quit"
     assert footer.startswith(want)

@@ -61,6 +61,7 @@ class SearchFlow:
         if not query or view is None:
             return
         self.query = query
+        self.app.refresh_bindings()  # the footer shows "n Next match" while a search is active
         self._highlight(query)
         self._recount(view)
         self._find(view, 1, announce_wrap=False)
@@ -92,6 +93,7 @@ class SearchFlow:
         self.view, self.done, self.known = None, False, 0
         self._highlight("")
         self.show_count()
+        self.app.refresh_bindings()  # no search: the footer's "n Next match" goes
 
     # ------------------------------------------------------------------ workers
     def _find(self, view: RowView, step: int, *, announce_wrap: bool) -> None:

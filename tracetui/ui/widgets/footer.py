@@ -3,6 +3,10 @@
 Textual's footer crops whatever does not fit, so at 80 columns the last key read ``? H``. This
 one leaves out whole keys from the end instead, keeping Help (it lists the ones left out) and the
 palette key; it lays itself out again when its width changes.
+
+``n`` walks the matches of the active search; with none it jumps to the next failure, which
+``e`` says already. So its key is shown only while a search is active ("n Next match" with no
+search said something untrue); the search calls ``refresh_bindings`` when it starts and ends.
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ KEPT = "help"
 """The action whose key stays whatever the width: it shows every other key."""
 PALETTE_WIDTH = 14
 """Columns the command palette's key takes at the right edge (its border and padding too)."""
+SEARCH_ONLY = frozenset({"next_match"})
+"""Actions whose key is shown only while a search is active (their label names the search)."""
+
+
+def search_active(app: object) -> bool:
+    """Whether the viewer (``app.search``, ui/find.py) has an active search; False without one."""
+    return bool(getattr(getattr(app, "search", None), "active", False))
 
 
 def key_width(key: FooterKey) -> int:
@@ -48,6 +59,10 @@ class ViewerFooter(Footer):
 
     def compose(self) -> Iterator[Widget]:
         widgets = list(super().compose())
+        if not search_active(self.app):
+            widgets = [
+                w for w in widgets if not (isinstance(w, FooterKey) and w.action in SEARCH_ONLY)
+            ]
         width = self.size.width or self.app.size.width
         self._laid_out_for = width
         keys = [
