@@ -175,13 +175,7 @@ class IdTable:
             self._keys.sort()
 
     def _key_of_other(self, text: str) -> str:
-        n = len(text)
-        start = min(self._shared, n)
-        end = max(start, n - self._tail)
-        if end - start < MIN_SHOWN:  # too little differs: take characters before it, then after
-            start = max(0, end - MIN_SHOWN)
-            end = min(n, start + MIN_SHOWN)
-        return text[start:end]
+        return _other_key(text, self._shared, self._tail)
 
     def _keys_of_others(self, texts: list[str]) -> list[str]:
         """:meth:`_key_of_other` of each of ``texts``: one slice for all when every one is long
@@ -226,8 +220,52 @@ class IdTable:
 
     def cell(self, cid: str | None, width: int = 8) -> str:
         """:meth:`shown` in at most ``width`` columns: a longer form is clipped with ``…``."""
-        text = self.shown(cid)
-        return text if len(text) <= width else text[: width - 1] + "…"
+        return _clip(self.shown(cid), width)
+
+    def shown_new(self, cid: str | None) -> str:
+        """The displayed form ``cid`` will have once it is a row of this run (it may not be one
+        yet: a followed call still running). Without this a running row showed its id whole,
+        then abbreviated when it completed. Exact unless its arrival moves the prefix or the
+        ending the run's other ids share (then only the neighbours it is compared with differ)."""
+        if not cid or cid in self._seen:
+            return self.shown(cid)
+        text = plain(cid)
+        key = _stamp_suffix(text)
+        if key is None:  # an id of the other kind: keyed as the table will key it after extend
+            low = text if self._low is None else min(self._low, text)
+            high = text if self._high is None else max(self._high, text)
+            ending = _common_suffix([text] + ([] if self._ending is None else [self._ending]))
+            tail = len(ending) if self._others else 0
+            key = _other_key(text, _common_prefix(low, high), tail)
+        keys = self._keys
+        i = bisect_left(keys, key)
+        if i < len(keys) and keys[i] == key:
+            return text  # another id has the same key: only the whole id tells them apart
+        need = MIN_SHOWN
+        if i > 0:
+            need = max(need, _common_prefix(keys[i - 1], key) + 1)
+        if i < len(keys):
+            need = max(need, _common_prefix(keys[i], key) + 1)
+        return key[:need]
+
+    def cell_new(self, cid: str | None, width: int = 8) -> str:
+        """:meth:`shown_new` in at most ``width`` columns."""
+        return _clip(self.shown_new(cid), width)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _other_key(text: str, shared: int, tail: int) -> str:
+    """The key of an id that is not a recorder id, given the run's shared prefix and ending."""
+    n = len(text)
+    start = min(shared, n)
+    end = max(start, n - tail)
+    if end - start < MIN_SHOWN:  # too little differs: take characters before it, then after
+        start = max(0, end - MIN_SHOWN)
+        end = min(n, start + MIN_SHOWN)
+    return text[start:end]
 
 
 # ------------------------------------------------------------------ one table per index
@@ -262,6 +300,11 @@ def shown_id(index: RunIndex, cid: str | None) -> str:
 def cell_id(index: RunIndex, cid: str | None, width: int = 8) -> str:
     """The displayed form of ``cid`` clipped to ``width`` columns (the list's ID cell)."""
     return table_for(index).cell(cid, width)
+
+
+def pending_cell_id(index: RunIndex, cid: str | None, width: int = 8) -> str:
+    """The ID cell of a call not yet a row (running): the form it will have as a row."""
+    return table_for(index).cell_new(cid, width)
 
 
 # ------------------------------------------------------------------ resolving --id

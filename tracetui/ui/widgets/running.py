@@ -15,7 +15,7 @@ from rich.text import Text
 
 from tracetui.analysis.rows import Cell, fmt_duration, fmt_time
 from tracetui.model.text import neutralize_line, quote_argv
-from tracetui.store.ids import cell_id
+from tracetui.store.ids import pending_cell_id
 from tracetui.store.index import RunIndex
 from tracetui.store.live_import import RunningCall
 
@@ -32,7 +32,8 @@ def running_cells(index: RunIndex, call: RunningCall, now: float | None = None) 
     status = RUNNING if call.running else WAITING
     return [
         Cell(fmt_time(span.started_at), "dim"),
-        Cell(cell_id(index, span.command_id), "dim"),
+        # The form its id will have as a row: not the whole id now and a short one once it ends.
+        Cell(pending_cell_id(index, span.command_id), "dim"),
         Cell(status, "running"),
         Cell(fmt_duration(call.elapsed(now) * 1000.0) if call.running else "", "running"),
         Cell("", ""),
