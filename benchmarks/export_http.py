@@ -12,6 +12,10 @@ sent and the export's peak RSS (a batch at a time: it must not grow with the set
 machine's load before and after, and the spans per CPU second of the export process (steadier
 than wall time on a shared machine). The index cache is warmed first, so the figures are the
 export's own work.
+
+``--before`` adds each HTTP case as the sender was before it took the fast path's spans (its
+spans from ``otlp.iter_spans``' objects, as tests/unit/test_otlp_http_spans.py's reference),
+in the same turns, for a ratio measured under the same load.
 """
 
 from __future__ import annotations
@@ -30,6 +34,20 @@ import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+BEFORE = """
+import sys
+from tracetui import cli
+from tracetui.export import otlp, otlp_http, otlp_proto
+from tracetui.model.text import dump_json
+
+def reference_spans(index, as_proto):
+    encode = otlp_proto.span if as_proto else dump_json
+    return (encode(span) for span in otlp.iter_spans(index))
+
+otlp_http.span_bytes = reference_spans
+sys.exit(cli.main(["export", *sys.argv[1:]]))
+"""
 
 
 def _receiver(port_out: Any, decode: bool) -> None:
@@ -106,9 +124,12 @@ class Receiver:
         self.proc.join(10)
 
 
-def run_export(args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+def run_export(
+    args: list[str], env: dict[str, str], before: bool = False
+) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds, peak RSS (KiB) and stderr of one ``tracetui export``."""
-    cmd = [sys.executable, "-m", "tracetui", "export", *args]
+    start = ["-c", BEFORE] if before else ["-m", "tracetui", "export"]
+    cmd = [sys.executable, *start, *args]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     assert proc.stderr is not None
@@ -134,6 +155,7 @@ def main() -> None:
     ap.add_argument("--data", default=os.path.join(HERE, "data", "big200"))
     ap.add_argument("--spans", type=int, default=200_000, help="spans when --data must be made")
     ap.add_argument("--repeat", type=int, default=2, help="timed passes per case (best kept)")
+    ap.add_argument("--before", action="store_true", help="also the sender as it was before")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.data, "feedback_record.jsonl")):
         maker = os.path.join(HERE, "make_big_set.py")
@@ -155,6 +177,8 @@ def main() -> None:
             ("OTLP/HTTP JSON", ["--protocol", "http/json"]),
             ("OTLP/HTTP JSON + gzip", ["--protocol", "http/json", "--gzip"]),
         ]
+        if args.before:
+            cases += [(f"{name}, before", extra) for name, extra in cases[1:]]
         receiver = Receiver(decode=False)
         try:
             print(
@@ -168,7 +192,7 @@ def main() -> None:
                     http = not extra[0].startswith("--otlp-json")
                     before = receiver.stats()
                     argv = [base, "--otlp-http", receiver.url, *extra] if http else [base, *extra]
-                    seconds, cpu, rss, _err = run_export(argv, env)
+                    seconds, cpu, rss, _err = run_export(argv, env, name.endswith(", before"))
                     after = receiver.stats()
                     sent = (
                         after["requests"] - before["requests"],

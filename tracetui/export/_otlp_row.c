@@ -90,3 +90,6 @@ static void buf_int(Buf *b, int64_t v) {
 #include "_otlp_fields.h"
 #include "_otlp_judge.h"
 #include "_otlp_span.h"
+#include "_otlp_proto.h"
+#include "_otlp_build.h"
+#include "_otlp_module.h"

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import orjson
 
-from tracetui.export import otlp
+from tracetui.export import otlp, otlp_proto
 from tracetui.export.otlp_rows import RowWriter
 from tracetui.model import markers
 from tracetui.model.flags import BAD, SIDECAR
@@ -169,6 +169,17 @@ def iter_span_json(index: RunIndex) -> Iterator[bytes]:
             yield dump_json(orjson.Fragment(piece))
         else:
             yield from piece
+
+
+def span_proto(span_json: bytes) -> bytes:
+    """The protobuf ``Span`` message of one span's OTLP/JSON bytes: what ``otlp_proto.span``
+    makes of them read back, encoded in C when the extension is built (Python when it declines
+    the shape)."""
+    if c_available():
+        done: bytes | None = _otlp_row.span_proto(span_json)
+        if done is not None:
+            return done
+    return otlp_proto.span(orjson.loads(span_json))
 
 
 def _rows(index: RunIndex) -> Iterator[tuple[int, bytes, str]]:

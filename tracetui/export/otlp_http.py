@@ -243,13 +243,13 @@ def _utf8(text: str) -> bool:
 def span_bytes(index: RunIndex, as_proto: bool) -> Iterator[bytes]:
     """Each span of one run as a request carries it: its OTLP/JSON bytes from the fast path
     (exactly ``dump_json`` of the object ``otlp.iter_spans`` yields), or the protobuf ``Span``
-    encoded from those bytes read back. A run with a member whose name is no valid UTF-8 is
+    encoded from those bytes (``otlp_fast.span_proto``: in C, or read back for otlp_proto). A run with a member whose name is no valid UTF-8 is
     encoded from the reference's objects instead: its JSON holds U+FFFD where the protobuf
     encoder writes '?' for the lone surrogate."""
     if not as_proto:
         return otlp_fast.iter_span_json(index)
     if all(_utf8(im.member.path) for im in index.members):
-        return (otlp_proto.span(orjson.loads(s)) for s in otlp_fast.iter_span_json(index))
+        return (otlp_fast.span_proto(s) for s in otlp_fast.iter_span_json(index))
     return (otlp_proto.span(s) for s in otlp.iter_spans(index))
 
 
