@@ -559,3 +559,35 @@ def test_a_member_name_that_is_no_utf8(monkeypatch: pytest.MonkeyPatch, tmp_path
         fh.write(b"".join(encode_line(tool(f"c{i}", parent_command_id="c0")) for i in range(3)))
     doc, handed = three_ways(monkeypatch, [index_of(Path(os.fsdecode(name)))])
     assert (doc.count(b'"spanId"'), handed) == (6, 3)  # three spans, three links
+
+
+def test_one_row_at_a_time_equals_the_runs(tmp_path: Path) -> None:
+    """``Rows.span`` (one row) gives the bytes ``Rows.run`` joins, or None where it declines."""
+    rng = random.Random(12)
+    lines = [(_dump(rng, random_record(rng, i)) + "\n").encode() for i in range(200)]
+    ix = write_lines(tmp_path, lines)
+    crows = otlp_fast._c_rows(ix, otlp_rows.RowWriter(ix))
+    path_json = otlp_fast._path_json(ix.members[0].member.path)
+    data = (tmp_path / "R.jsonl").read_bytes()
+    singles = []
+    for row in range(len(ix)):
+        line = data[ix.offset[row] : ix.offset[row] + ix.length[row]]
+        if not ix.flags[row] & (BAD | SIDECAR):
+            may_mark = ix.flags[row] & (TRUNCATED | TRUNC_UNKNOWN)
+            singles.append(crows.span(row, line, may_mark, path_json, ix.line_no[row]))
+    crows = otlp_fast._c_rows(ix, otlp_rows.RowWriter(ix))
+    spans: list[bytes | None] = []
+    row, columns = 0, (ix.offset, ix.length, ix.flags, ix.member_no, ix.line_no)
+    while row < len(ix):
+        out: list[bytes] = []
+        done, n = crows.run(data, 0, row, len(ix), 0, path_json, out, 50, *columns)
+        assert n == len(out)
+        spans += out
+        if done == row:  # declined: what Python would read, here None
+            if not ix.flags[row] & (BAD | SIDECAR):
+                spans.append(None)
+            row += 1
+        else:
+            row = done
+    assert singles == spans
+    assert singles.count(None) < len(singles) // 2
