@@ -56,6 +56,8 @@ def load_json(data: bytes) -> Any:
 
 CHUNK = 4 << 20
 """Bytes read from a member at a time by :meth:`RawLines.locate`."""
+_UNOPENED = -2
+"""A member whose descriptor is not opened yet (-1: it cannot be)."""
 
 
 def _regular_fd(path: str) -> int:
@@ -71,6 +73,11 @@ class RawLines:
     For a finished index (``summary``): reading through :meth:`RunIndex.get` would parse every
     row it reads, which is what this scan avoids. A member that cannot be opened reads as
     nothing (its rows are skipped, as lint reports them unreadable).
+
+    As a context manager every member is opened on entry; without one (the viewer's search,
+    whose matcher lives as long as the search) a member is opened when a row of it is first
+    read, members added since (a live run) included, and :meth:`close` (or dropping the
+    object) closes them.
     """
 
     def __init__(self, index: RunIndex) -> None:
@@ -90,10 +97,31 @@ class RawLines:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         for fd in self.fds:
             if fd >= 0:
                 os.close(fd)
         self.fds.clear()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _fd(self, mno: int) -> int:
+        """The descriptor of member ``mno``, opened on first use; -1 when it cannot be."""
+        fds = self.fds
+        while len(fds) <= mno:
+            fds.append(_UNOPENED)
+        fd = fds[mno]
+        if fd == _UNOPENED:
+            readable = self.index.members[mno].readable
+            try:
+                fd = _regular_fd(readable) if readable else -1
+            except OSError:  # gone, unreadable, or no longer a regular file
+                fd = -1
+            fds[mno] = fd
+        return fd
 
     def locate(self, row: int) -> tuple[bytes, int, int] | None:
         """``(buffer, start, end)``: row ``row``'s bytes are ``buffer[start:end]``.
@@ -105,7 +133,7 @@ class RawLines:
         mno, offset, length = ix.member_no[row], ix.offset[row], ix.length[row]
         base = self.chunk_base
         if mno != self.chunk_member or offset < base or offset + length > base + len(self.chunk):
-            fd = self.fds[mno]
+            fd = self._fd(mno)
             try:
                 self.chunk = os.pread(fd, max(CHUNK, length), offset) if fd >= 0 else b""
             except OSError:
@@ -119,7 +147,7 @@ class RawLines:
 
     def line(self, row: int) -> bytes | None:
         ix = self.index
-        fd = self.fds[ix.member_no[row]]
+        fd = self._fd(ix.member_no[row])
         length = ix.length[row]
         try:
             data = os.pread(fd, length, ix.offset[row]) if fd >= 0 else b""

@@ -11,12 +11,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from typing import IO
 
+from tracetui.analysis.raw_lines import RawLines
 from tracetui.model.flags import BAD
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import BadLine, open_regular
+from tracetui.store.reader import BadLine
 
 
 def haystacks(item: Span | BadLine) -> list[str]:
@@ -55,36 +55,6 @@ def _raw_safe(query: str) -> bool:
     return query.isascii() and query.isprintable() and not (_ESCAPED & set(query))
 
 
-class _RawLines:
-    """Reads rows' raw bytes through one open handle per member (a search reads many rows)."""
-
-    def __init__(self, index: RunIndex) -> None:
-        self.index = index
-        self.handles: dict[int, IO[bytes]] = {}
-
-    def read(self, row: int) -> bytes | None:
-        ix = self.index
-        mno = ix.member_no[row]
-        try:
-            fh = self.handles.get(mno)
-            if fh is None:
-                # Kept open for the rows that follow (not a `with`); close() or __del__ shuts them.
-                # Regular files only: a member swapped for a FIFO would block a plain open.
-                fh = self.handles[mno] = open_regular(ix.members[mno].readable)
-            fh.seek(ix.offset[row])
-            return fh.read(ix.length[row])
-        except OSError:
-            return None
-
-    def close(self) -> None:
-        for fh in self.handles.values():
-            fh.close()
-        self.handles.clear()
-
-    def __del__(self) -> None:  # the matcher is dropped when its search ends
-        self.close()
-
-
 def row_matcher(index: RunIndex, query: str) -> Callable[[int], bool]:
     """A predicate over index rows.
 
@@ -100,12 +70,12 @@ def row_matcher(index: RunIndex, query: str) -> Callable[[int], bool]:
     # argv is matched joined by spaces, which the raw JSON does not hold; but a space-free piece
     # of the query always lies inside one string, so each piece must be in the raw bytes.
     pieces = [p.encode() for p in (query if smart else query.lower()).split()]
-    raw = _RawLines(index)
+    raw = RawLines(index)  # members opened as their rows are first read, closed with it
 
     def check(row: int) -> bool:
         if index.flags[row] & BAD:
             return match(index.get(row))
-        data = raw.read(row)
+        data = raw.line(row)  # None: unreadable or shorter than indexed, so parse the row
         if data is not None:
             hay = data if smart else data.lower()
             if not all(p in hay for p in pieces):
