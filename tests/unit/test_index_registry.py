@@ -292,3 +292,44 @@ def test_links_are_split_by_member_as_one_by_one(order: str) -> None:
         got[0].append(row)
         got[1].append(pid)
     assert cache._links_by_member(_Links(member_no, links)) == expected  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ parent ids while rows are owed
+def _linked_run(root: Path, shape: str, seed: int) -> Path:
+    """Two members whose spans name parents: earlier ids, ids in no row, repeats, nothing."""
+    rnd = random.Random(seed)
+    ids = id_column(shape, 400, seed)
+    named = [c for c in ids if c] or ["only"]
+    lines = []
+    for cid in ids:
+        parent = rnd.choice([None, rnd.choice(named), "gone", f"gone{rnd.randrange(9)}"])
+        lines.append(encode_line(tool(cid, parent_command_id=parent)))
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "r.jsonl.1").write_bytes(b"".join(lines[:200]))
+    (root / "r.jsonl").write_bytes(b"".join(lines[200:]))
+    return root / "r.jsonl"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_parent_ids_are_answered_as_the_settled_registry_answers_them(
+    tmp_path: Path, no_cache: None, shape: str
+) -> None:
+    if not fastindex.available():
+        pytest.skip("a line-by-line build registers every row at once")
+    ix = build_index(open_path(str(_linked_run(tmp_path, shape, 11)))[0])
+    first, _dups = reference(ix.ids)
+    asked = sorted(set(ix.parent_ids.values()))
+    view = ix.id_rows
+    got = [(view.get(p), p in view) for p in asked]
+    assert ix._ids.upto < ix._ids.wanted  # parent ids alone did not settle the registry
+    assert got == [(first.get(p), p in first) for p in asked]
+    with pytest.raises(KeyError):
+        view["gone"] if "gone" in asked else view["no such id"]
+    # Any other id settles it, and every answer is still the one-pass reference.
+    others = ["no such id", *(c for c in ix.ids[:50] if c)]
+    assert [(view.get(c), c in view) for c in others] == [
+        (first.get(c), c in first) for c in others
+    ]
+    assert ix._ids.upto == ix._ids.wanted
+    assert ix.id_rows == first and ix.duplicates == _dups
+    assert isinstance(ix.id_rows, dict)

@@ -280,7 +280,7 @@ def table_for(index: RunIndex) -> IdTable:
     The index's id registry is brought up to date too (it is owed after a bulk build): the
     viewer asks for this table on its indexing thread, so neither is made on the UI thread.
     """
-    _ = index.id_rows
+    index.settle_ids()
     with _tables_lock:
         table = _tables.get(index)
         n = len(index)

@@ -23,7 +23,7 @@ import os
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import repeat
 
@@ -32,7 +32,7 @@ from tracetui.model.marks import ALL as ALL_MARKS
 from tracetui.model.spans import Facts, Span
 from tracetui.store import fastindex, gz
 from tracetui.store.fastindex import Batch, Item
-from tracetui.store.id_registry import IdRegistry
+from tracetui.store.id_registry import IdRegistry, OwedIdRows
 from tracetui.store.linefiles import LineFiles
 from tracetui.store.members import IndexedMember, Snapshot, Stats
 from tracetui.store.reader import (
@@ -326,21 +326,33 @@ class RunIndex:
         ids.add(self.ids[start:stop], start)
 
     @property
-    def id_rows(self) -> dict[str, int]:
-        """Command id → first row carrying it (registered rows; see :meth:`append`)."""
+    def id_rows(self) -> Mapping[str, int]:
+        """Command id → first row carrying it (registered rows; see :meth:`append`).
+
+        While rows are owed, a mapping that answers parent ids without settling the registry
+        (:class:`~tracetui.store.id_registry.OwedIdRows`); the dict itself once settled."""
         ids = self._ids
-        if ids.upto < ids.wanted:
-            with self._lock:
-                ids.settle(self.ids)
-        return ids.rows
+        if ids.upto >= ids.wanted:
+            return ids.rows
+        with self._lock:
+            if ids.upto >= ids.wanted:
+                return ids.rows
+            first = ids.parents_table(self.ids, self.parent_ids.values())
+            return OwedIdRows(first, ids.looked_for(), self.settle_ids)
+
+    def settle_ids(self) -> dict[str, int]:
+        """Register every owed row now (the viewer does it on its indexing thread); the
+        registry's dict."""
+        with self._lock:
+            self._ids.settle(self.ids)
+            return self._ids.rows
 
     @property
     def duplicates(self) -> dict[str, list[int]]:
         """Command id → every row carrying it, for ids seen more than once."""
         ids = self._ids
         if ids.upto < ids.wanted:
-            with self._lock:
-                ids.settle(self.ids)
+            self.settle_ids()
         return ids.duplicates
 
     def _commit(self) -> None:
