@@ -88,6 +88,16 @@ class Bench:
         self.env.pop("TRACETUI_NO_CACHE", None)
         if tree is not None:  # another version's package, found before the installed one
             self.env["PYTHONPATH"] = os.path.abspath(tree)
+            where = subprocess.run(
+                [sys.executable, "-c", "import tracetui; print(tracetui.__file__)"],
+                capture_output=True,
+                text=True,
+                env=self.env,
+                cwd=work,
+                check=True,
+            ).stdout.strip()
+            if not where.startswith(os.path.abspath(tree) + os.sep):
+                sys.exit(f"--baseline {tree}: tracetui is imported from {where}, not from there")
         self._homes = 0
         self._prefix = "base" if tree is not None else "xdg"
 
@@ -99,8 +109,15 @@ class Bench:
 
     def run(self, code: str, *argv: str, home: str) -> dict:
         env = {**self.env, "XDG_CACHE_HOME": home}
+        # In the work folder: `python -c` puts the current directory first on sys.path, and a
+        # benchmark started from a checkout would import that checkout's package for both trees.
         out = subprocess.run(
-            [sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, check=True
+            [sys.executable, "-c", code, *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            cwd=self.work,
         )
         return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -157,6 +174,7 @@ def main() -> None:
     ap.add_argument("--skip", default="", help="comma-separated: jq, folders (for a 1 GB set)")
     ap.add_argument("--baseline", help="a copy of another version's tracetui package to compare")
     args = ap.parse_args()
+    args.data = os.path.abspath(args.data)  # the probes run in a folder of their own
     if not os.path.exists(os.path.join(args.data, "feedback_record.jsonl")):
         maker = os.path.join(HERE, "make_big_set.py")
         cmd = [sys.executable, maker, "--spans", str(args.spans), "--out", args.data]
