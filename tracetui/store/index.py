@@ -342,7 +342,10 @@ class RunIndex:
 
     def settle_ids(self) -> dict[str, int]:
         """Register every owed row now (the viewer does it on its indexing thread); the
-        registry's dict."""
+        registry's dict. Without the lock when nothing is owed: the list's every ID cell asks
+        (through ``ids.table_for``) while a follower may hold the lock for a batch."""
+        if self._ids.upto >= self._ids.wanted:
+            return self._ids.rows
         with self._lock:
             self._ids.settle(self.ids)
             return self._ids.rows
