@@ -151,11 +151,33 @@ _FAMILIES: list[tuple[str, re.Pattern[str], str | None, str | None, int]] = [
 
 # Claude Code states the TOTAL size of a persisted output, not what was withheld; the preview
 # that follows this header is what the model saw, so withheld = total - preview.
-_PERSISTED_PREVIEW = re.compile(r"Preview \(first [^)]*\):\n")
+_PERSISTED_PREVIEW = re.compile(r"Preview \([^)\n]*\):\n")
 _PERSISTED_END = "</persisted-output>"
 _PERSISTED_ENDINGS = ("\n...\n", "\n")
 """What Claude Code writes after the preview: ``\n...\n`` when there is more, ``\n`` otherwise.
-Its own punctuation, not output the model saw (record/kept_imported.py strips the same)."""
+Its own punctuation, not output the model saw."""
+
+
+def persisted_preview(text: str, start: int = 0) -> tuple[str, bool] | None:
+    """``(preview, closed)`` of a Claude Code persisted output whose ``Preview (…):`` header is
+    at or after ``start``; None when there is no such header.
+
+    The preview is what follows the header up to the block's closing tag (its last one), less
+    the ending Claude Code adds; ``closed`` is False when the tag is missing (the text was cut
+    after the header), and the preview then runs to the end of the text. The one rule for what
+    the model saw of a persisted output: the marker's withheld count (below) and the kept
+    output's unseen range (:mod:`tracetui.record.kept_imported`) both read it here.
+    """
+    m = _PERSISTED_PREVIEW.search(text, start)
+    if m is None:
+        return None
+    end = text.rfind(_PERSISTED_END, m.end())
+    body = text[m.end() : end if end >= 0 else len(text)]
+    for ending in _PERSISTED_ENDINGS:
+        if body.endswith(ending):
+            body = body[: -len(ending)]
+            break
+    return body, end >= 0
 
 
 def find_marker(text: str) -> Marker | None:
@@ -217,16 +239,10 @@ def _persisted_withheld(text: str, after: int, total_kb: float) -> int:
     ending Claude Code adds after the preview is not counted as preview.
     """
     total = int(total_kb * 1024)
-    m = _PERSISTED_PREVIEW.search(text, after)
-    if m is None:
+    found = persisted_preview(text, after)
+    if found is None:
         return total
-    end = text.find(_PERSISTED_END, m.end())
-    preview = text[m.end() : end if end >= 0 else len(text)]
-    for ending in _PERSISTED_ENDINGS:
-        if preview.endswith(ending):
-            preview = preview[: -len(ending)]
-            break
-    return max(0, total - len(preview.encode("utf-8", errors="replace")))
+    return max(0, total - len(found[0].encode("utf-8", errors="replace")))
 
 
 def _maybe_marked(text: str) -> bool:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from tracetui.model.markers import find_marker
+from tracetui.model.markers import find_marker, persisted_preview
 from tracetui.record.agent_files import (
     Checks,
     Seen,
@@ -44,8 +44,7 @@ from tracetui.record.agent_files import (
 from tracetui.record.kept_errors import KeptMismatch, NotKept
 
 _PATH_CHARS = 4096
-_PERSISTED = re.compile(r"<persisted-output>\n.*?\nPreview \([^)\n]*\):\n", re.S)
-_PERSISTED_END = "</persisted-output>"
+_PERSISTED = re.compile(r"<persisted-output>\n.*?\n(?=Preview \([^)\n]*\):\n)", re.S)
 _OPENHANDS_NOTE = re.compile(r"<response clipped><NOTE>.*?</NOTE>", re.S)
 
 
@@ -213,14 +212,8 @@ def _persisted_preview(text: str) -> str | None:
     ``\\n...\\n`` when there is more (``\\n`` alone otherwise) and the closing tag.
     """
     m = _PERSISTED.search(text)
-    end = text.rfind(_PERSISTED_END)
-    if m is None or end < m.end() - 1:
-        return None
-    body = text[m.end() : end]
-    for ending in ("\n...\n", "\n"):
-        if body.endswith(ending):
-            return body[: -len(ending)]
-    return body
+    found = None if m is None else persisted_preview(text, m.end())  # model/markers.py's rule
+    return found[0] if found is not None and found[1] else None
 
 
 def _b(text: str) -> bytes:
