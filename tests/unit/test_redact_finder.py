@@ -27,7 +27,7 @@ FOUND_CASES = [
     ("empty", "", 0),
     ("one-byte", "p", 0),
     ("prefix-only", "pas", 0),
-    ("word-at-end", "xx PASS", redact._WORD_BITS["pass"]),
+    ("word-at-end", "xx PASSW", redact._WORD_BITS["passw"]),
     ("mixed-case", "Bearer eYj", redact._WORD_BITS["bearer"] | redact._WORD_BITS["eyj"]),
     ("punctuation", "a://b", redact._WORD_BITS["://"]),
     ("non-ascii-is-none", "é password", None),

@@ -54,7 +54,8 @@ SECRET_HINTS: dict[str, tuple[str, ...]] = {
     "jwt": ("eyj",),
 }
 """Redaction rule name (the default rules of ``tracetui.record.redact.Redactor``) → the words,
-lower case, one of which every match of the rule holds whatever its case. A rule not named here
+lower case, one of which every match of the rule holds whatever its case. The one list: the
+redaction rules take their ``hints`` from it (record/redact_rules.py). A rule not named here
 makes lint give TT015 every row (it checks the names when it starts); tests/unit/test_lint_fast.py
 holds each rule to its words."""
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tracetui.model.marks import SECRET_HINTS
+
 REPLACEMENT = "[REDACTED]"
 
 ARG_SEP = "\x00"
@@ -35,7 +37,9 @@ class Rule:
     """What ends this secret when a stream holds it open too long (a key block's END line);
     None: such a match is cut through (see :class:`~tracetui.record.redact_stream.StreamRedactor`)."""
     hints: tuple[str, ...] = ()
-    """Case-folded words one of which every match contains (``bearer`` for ``Bearer …``): a
+    """Case-folded words one of which every match contains (``bearer`` for ``Bearer …``; the
+    default rules take theirs from :data:`tracetui.model.marks.SECRET_HINTS`, the one list, which
+    lint's secret mark reads too): a
     text holding none of them is not searched. A case-insensitive keyword gives the regex engine
     no literal to scan for, so a rule costs ~5 ms per 256 KiB; a whole output (kept streams)
     mostly holds none of the words. Empty: always searched (a user's ``--redact`` pattern).
@@ -119,20 +123,20 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         re.S,
         start=rf"\A[A-Za-z0-9+/=\s]*-----END {_KEY_KIND}-----",
         closing=rf"-----END {_KEY_KIND}-----",
-        hints=("-----begin",),
+        hints=SECRET_HINTS["private-key"],
     ),
     make_rule(
         "bearer",
         rf"(?P<keep>(?i:bearer){_alone(6)}\s+)[A-Za-z0-9\-._~+/]{{8,}}=*",
         end=r"(?P<keep>\b(?i:bearer)\s+)[A-Za-z0-9\-._~+/]+=*\Z",
-        hints=("bearer",),
+        hints=SECRET_HINTS["bearer"],
         hint_offset=0,
     ),
     make_rule(
         "basic-auth",
         r"(?P<keep>(?i:authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(?i:basic)[ \t]+)"
         r"[A-Za-z0-9+/]{4,}={0,2}",
-        hints=("authorization",),
+        hints=SECRET_HINTS["basic-auth"],
         hint_offset=0,
     ),
     # Keywords end the key's name (`DB_PASSWORD=`, `MYSQL_ROOT_PASSWORD:`) whatever comes
@@ -140,13 +144,13 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     make_rule(
         "password",
         rf"(?P<keep>{_PASSWORD_WORD}(?i:[_-]?confirm(?:ation)?)?{_SEP}){_value()}",
-        hints=("pass", "pwd"),
+        hints=SECRET_HINTS["password"],
         hint_offset=0,
     ),
     make_rule(
         "api-key",
         rf"(?P<keep>(?i:api[_-]?key){_SEP}){_value()}",
-        hints=("api",),
+        hints=SECRET_HINTS["api-key"],
         hint_offset=0,
     ),
     # `--password hunter2`, `--db-password=…`, `--api-key …`, `--token …`; in an argv the flag and
@@ -156,7 +160,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         r"(?P<keep>-(?<![\w-]-)-?(?:[A-Za-z0-9]+[-_])*"
         r"(?i:passw(?:or)?d|passphrase|api[-_]?key|token|secret)(?:[ \t]+|=|\x00)(?P<q>[\"'])?)"
         + _value(r"(?!-)" + _BARE_CHAR + "+"),
-        hints=("pass", "api", "token", "secret"),
+        hints=SECRET_HINTS["secret-flag"],
     ),
     # `GITHUB_TOKEN=…`, `client_secret: …`, `"SecretAccessKey": "…"`: generated values only.
     # Two regexes, one name: each starts with its own literal (see _alone), twice as fast.
@@ -168,9 +172,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
             hints=(hint,),
             hint_offset=0,
         )
-        for word, hint in (
-            (r"(?i:secret(?:[_-]?(?:access[_-]?)?key)?)", "secret"),
-            (r"(?i:token)", "token"),
+        for word, hint in zip(
+            (r"(?i:secret(?:[_-]?(?:access[_-]?)?key)?)", r"(?i:token)"),
+            SECRET_HINTS["secret-key"],  # ("secret", "token"): one word to each regex
+            strict=True,
         )
     ),
     # `SecretAccessKey   wJalr…` (a table, prose): exactly 40 base64 characters after the name.
@@ -178,31 +183,31 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "aws-secret",
         r"(?P<keep>(?i:secret[_-]?(?:access[_-]?)?key)\\?[\"']?[ \t]*(?:(?:=>|[=:])[ \t]*)?"
         r"\\?[\"']?)(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
-        hints=("secret",),
+        hints=SECRET_HINTS["aws-secret"],
         hint_offset=0,
     ),
     make_rule(
         "url-credentials",
         r"(?P<keep>://(?<=[A-Za-z0-9+.-]://)[^\s\x00/?#@:]*:)(?!\[REDACTED\]@)[^\s\x00/?#]+(?=@)",
-        hints=("://",),
+        hints=SECRET_HINTS["url-credentials"],
     ),
     make_rule(
         "aws-key",
         rf"A[KS]IA{_alone(4)}[0-9A-Z]{{16}}\b",
         end=r"\b(?:AKIA|ASIA)[0-9A-Z]{0,16}\Z",
-        hints=("akia", "asia"),
+        hints=SECRET_HINTS["aws-key"],
     ),
     make_rule(
         "slack-token",
         rf"xox[abposr]-{_alone(5)}[0-9A-Za-z-]{{10,}}",
         end=r"\bxox[abposr]-[0-9A-Za-z-]*\Z",
-        hints=("xox",),
+        hints=SECRET_HINTS["slack-token"],
     ),
     make_rule(
         "github-token",
         r"g(?<![A-Za-z0-9]g)(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})",
         end=r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]*|github_pat_[A-Za-z0-9_]*)\Z",
-        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        hints=SECRET_HINTS["github-token"],
     ),
     # OpenAI (`sk-…`, `sk-proj-…`) and Anthropic (`sk-ant-…`) keys: random, so they hold a digit;
     # `risk-free` and `sk-some-branch-name` do not match.
@@ -210,19 +215,19 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         "sk-key",
         rf"sk-{_alone(3, 'A-Za-z0-9_-')}(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{{20,}}",
         end=r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]*\Z",
-        hints=("sk-",),
+        hints=SECRET_HINTS["sk-key"],
     ),
     make_rule(
         "stripe-key",
         rf"[sr]k_{_alone(3, 'A-Za-z0-9')}(?:live|test)_[A-Za-z0-9]{{16,}}",
         end=r"(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]*\Z",
-        hints=("k_live_", "k_test_"),
+        hints=SECRET_HINTS["stripe-key"],
         hint_offset=1,
     ),
     make_rule(
         "jwt",
         rf"eyJ{_alone(3, 'A-Za-z0-9_-')}[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]*",
         end=r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?\Z",
-        hints=("eyj",),
+        hints=SECRET_HINTS["jwt"],
     ),
 )
