@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from tracetui.store import cache, fastindex, gc_pause, gz, temp_files
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import open_regular
+from tracetui.store.row_columns import source_line
 from tracetui.store.runset import Member, Run
 
 WORKERS = 2
@@ -198,8 +199,8 @@ def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | N
                 if cancelled is not None and cancelled():
                     raise gz.Cancelled
                 out.write(orjson.dumps(record, default=str) + b"\n")
-                where = record.get("source_line") or record.get("source_index")
-                if isinstance(where, int) and not isinstance(where, bool):
+                where = source_line(record)
+                if where is not None:
                     source_lines[line] = where
     except (OSError, ValueError) as exc:
         run.notes.append(f"{run.source_format} import: {exc}")

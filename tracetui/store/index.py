@@ -22,7 +22,6 @@ import contextlib
 import os
 import threading
 from array import array
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import repeat
@@ -44,7 +43,14 @@ from tracetui.store.reader import (
     open_member,
     parse_facts,
 )
-from tracetui.store.row_columns import count_span, facts_columns, find_flag, row_of_offset
+from tracetui.store.row_cache import RowCache
+from tracetui.store.row_columns import (
+    count_span,
+    facts_columns,
+    find_flag,
+    row_of_offset,
+    source_line,
+)
 from tracetui.store.runset import Member, Run
 
 _CLAMPED = (2**31 - 1, -(2**31) + 1)
@@ -87,10 +93,7 @@ class RunIndex:
         """``(row, parent id)`` in the order rows were filled (append-only)."""
         self._links_committed = 0
         self._latest_pending: int | None = None
-        self._cache: OrderedDict[int, Span | BadLine] = OrderedDict()
-        self._cache_size = cache_size
-        self._epoch = 0
-        """Bumped when a member is re-pointed: a read that straddles it is not cached."""
+        self._cache = RowCache(cache_size)
         self._lock = threading.RLock()
         self._temps: list[str] = []
         self._files = LineFiles()
@@ -151,8 +154,7 @@ class RunIndex:
                 elif not same_file:
                     self._files.unpin(mno)
             # What was read before may have come from the file the member left: read again.
-            self._cache.clear()
-            self._epoch += 1
+            self._cache.forget()
 
     def adopt_temp(self, path: str) -> None:
         """Take ownership of a temporary file: it is removed when the index closes."""
@@ -312,13 +314,9 @@ class RunIndex:
             self._commit()
 
     def _register_ids(self, start: int, stop: int) -> None:
-        """Record rows' command ids for chains, in row order (the first occurrence wins).
-
-        A bulk build's rows (following on from the rows already owed) are only owed: the
-        registry takes them in the first time it is read (:mod:`tracetui.store.id_registry`),
-        a warm re-open of a million rows need not build a million-entry dict. Small steps (a
-        line reader's rows, a follower's few new rows) are registered at once, after the owed
-        rows, as before."""
+        """Record rows' command ids for chains, in row order (the first occurrence wins): a bulk
+        build's rows are owed (:mod:`tracetui.store.id_registry`), small steps (a line reader's
+        rows, a follower's few) registered at once, after the owed rows."""
         ids = self._ids
         if stop <= start or (stop - start > 64 and ids.owe(start, stop)):
             return
@@ -423,21 +421,16 @@ class RunIndex:
         with self._lock:
             hit = self._cache.get(row)
             if hit is not None:
-                self._cache.move_to_end(row)
                 return hit
             if row in self.bad:
                 return self.bad[row]
             im = self.members[self.member_no[row]]
             mno, path, readable = self.member_no[row], im.member.path, im.readable
             offset, length, line_no = self.offset[row], self.length[row], self.line_no[row]
-            epoch = self._epoch
+            epoch = self._cache.epoch
         parsed = self._files.read(mno, path, readable, offset, length, line_no)
         with self._lock:
-            if epoch != self._epoch:
-                return parsed  # the member moved while we read: do not keep what we read
-            self._cache[row] = parsed
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            self._cache.keep(row, parsed, epoch)  # not kept if the member moved meanwhile
         return parsed
 
     def span(self, row: int) -> Span | None:
@@ -453,12 +446,9 @@ class RunIndex:
         source_lines = self.source_lines
         if source_lines is not None and row not in self.bad:
             return path, source_lines.get(line, line)
-        if self.run.source_format is not None:
-            span = self.span(row)
-            where = span.raw.get("source_line") or span.raw.get("source_index") if span else None
-            if isinstance(where, int) and not isinstance(where, bool):
-                line = where
-        return path, line
+        span = self.span(row) if self.run.source_format is not None else None
+        where = None if span is None else source_line(span.raw)
+        return path, line if where is None else where
 
     def row_at(self, path: str, offset: int) -> int | None:
         """The row of the line at ``offset`` in member ``path`` (to carry a selection across)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+from typing import Any
 
 from tracetui.model.flags import (
     EXIT_UNKNOWN,
@@ -55,6 +57,12 @@ def count_span(stats: Stats, flags: int, hidden_bytes: int | None) -> None:
     if flags & TRUNCATED:
         stats.truncated += 1
     stats.hidden_bytes += hidden_bytes or 0
+
+
+def source_line(record: Mapping[str, Any]) -> int | None:
+    """The line (or index) in the original file an imported record says it came from."""
+    where = record.get("source_line") or record.get("source_index")
+    return where if isinstance(where, int) and not isinstance(where, bool) else None
 
 
 def find_flag(
