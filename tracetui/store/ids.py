@@ -206,17 +206,8 @@ class IdTable:
         if cid not in self._seen:
             return text  # not of this run: nothing to abbreviate against
         key = self.key(cid)
-        keys = self._keys
-        i = bisect_left(keys, key)
-        j = i + 1
-        if j < len(keys) and keys[j] == key:
-            return text  # another id has the same key: only the whole id tells them apart
-        need = MIN_SHOWN
-        if i > 0:
-            need = max(need, _common_prefix(keys[i - 1], key) + 1)
-        if j < len(keys):
-            need = max(need, _common_prefix(keys[j], key) + 1)
-        return key[:need]
+        i = bisect_left(self._keys, key)  # the key itself: its neighbours are i - 1 and i + 1
+        return _abbreviated(self._keys, key, i - 1, i + 1, text)
 
     def cell(self, cid: str | None, width: int = 8) -> str:
         """:meth:`shown` in at most ``width`` columns: a longer form is clipped with ``…``."""
@@ -237,20 +228,26 @@ class IdTable:
             ending = _common_suffix([text] + ([] if self._ending is None else [self._ending]))
             tail = len(ending) if self._others else 0
             key = _other_key(text, _common_prefix(low, high), tail)
-        keys = self._keys
-        i = bisect_left(keys, key)
-        if i < len(keys) and keys[i] == key:
-            return text  # another id has the same key: only the whole id tells them apart
-        need = MIN_SHOWN
-        if i > 0:
-            need = max(need, _common_prefix(keys[i - 1], key) + 1)
-        if i < len(keys):
-            need = max(need, _common_prefix(keys[i], key) + 1)
-        return key[:need]
+        i = bisect_left(self._keys, key)  # where the key would go: its neighbours i - 1 and i
+        return _abbreviated(self._keys, key, i - 1, i, text)
 
     def cell_new(self, cid: str | None, width: int = 8) -> str:
         """:meth:`shown_new` in at most ``width`` columns."""
         return _clip(self.shown_new(cid), width)
+
+
+def _abbreviated(keys: list[str], key: str, before: int, after: int, whole: str) -> str:
+    """``key`` cut to the shortest start (at least :data:`MIN_SHOWN`) that tells it from the
+    sorted ``keys`` at ``before`` and ``after`` (its neighbours); ``whole`` when the key after it
+    is the same key (another id's: only the whole id tells them apart)."""
+    if after < len(keys) and keys[after] == key:
+        return whole
+    need = MIN_SHOWN
+    if before >= 0:
+        need = max(need, _common_prefix(keys[before], key) + 1)
+    if after < len(keys):
+        need = max(need, _common_prefix(keys[after], key) + 1)
+    return key[:need]
 
 
 def _clip(text: str, width: int) -> str:
