@@ -29,7 +29,6 @@ from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.detail import DetailPane
 
 ADDED = 300
-SIZE = (120, 40)
 
 
 def record(n: int) -> dict[str, Any]:
@@ -76,16 +75,23 @@ def pane_texts(app: TraceApp) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(
-    "keys",
-    [["j", "k", "G"], ["k", "k", "ctrl+d", "G", "e", "E", "end"], ["g", "pagedown", "G"]],
-    ids=["step", "jumps", "pages"],
+    ("keys", "size"),
+    [
+        (["j", "k", "G"], (120, 40)),
+        (["k", "k", "ctrl+d", "G", "e", "E", "end"], (120, 40)),
+        (["g", "pagedown", "G"], (120, 40)),
+        (["j", "k", "G", "e"], (80, 24)),  # stacked panes, the detail's compact header shown
+    ],
+    ids=["step", "jumps", "pages", "narrow"],
 )
-async def test_rows_and_panes_while_keys_are_pressed(tmp_path: Path, keys: list[str]) -> None:
+async def test_rows_and_panes_while_keys_are_pressed(
+    tmp_path: Path, keys: list[str], size: tuple[int, int]
+) -> None:
     run_dir = tmp_path / "flaky"
     shutil.copytree(FLAKY, run_dir)
     app = TraceApp(open_paths([str(run_dir)]), follow=True)
     stop = threading.Event()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await start(pilot)
         await pilot.press("G")  # on the last row: the cursor follows
         thread = writer(run_dir / BASE, stop)
@@ -109,7 +115,7 @@ async def test_rows_and_panes_while_keys_are_pressed(tmp_path: Path, keys: list[
         live_side, live_texts = side_lines(app), pane_texts(app)
 
     frozen = TraceApp(open_paths([str(run_dir)]), follow=False)
-    async with frozen.run_test(size=SIZE) as pilot:
+    async with frozen.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("G")
         await settle(pilot)

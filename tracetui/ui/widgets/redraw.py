@@ -9,7 +9,9 @@ almost always as tall as the last one's: those layouts were most of a live frame
 :func:`show_text` measures the new text's height the way the layout would (the widget's own
 ``get_content_height`` at its current width) and asks for a layout only when it differs, or
 when the widget has no width yet. The width cannot change without a layout: it comes from the
-pane, and a scrollbar appearing or going follows only from a height that changed.
+pane, and a scrollbar appearing or going follows only from a height that changed. A hidden
+widget (the detail's compact header on a wide terminal) is updated without a layout: showing
+it changes its ``display``, and that lays the screen out.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ def show_text(widget: Static, text: Text) -> None:
         return  # the same characters in the same styles: nothing to redraw
     size = widget.size
     widget.update(text, layout=False)
+    if widget.is_mounted and not widget.display:
+        return  # hidden: its height counts for nothing until shown, and showing it lays out
     if not widget.is_mounted or size.width <= 0:
         widget.refresh(layout=True)  # never laid out: its height is not known yet
         return
