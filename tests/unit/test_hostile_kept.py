@@ -1,5 +1,8 @@
 """The viewer's ``u`` copy of the unseen bytes (record/kept_pages.py) on a hostile temp folder.
 
+tracetui's own kept files are paged from the file now (no copy); the copy remains for another
+agent's kept output, which these cases hold to the rules below.
+
 Before: the copy was written with no check of the room left and no handling of a failed write.
 A full temp disk (or a TMPDIR that is a file) raised OSError in the screen's worker, which
 catches only NotKept: the screen stayed on "checking the kept bytes…" for good, and a kept file
@@ -9,7 +12,9 @@ Now each is a NotKept with one line, the screen says it, and the descriptor is c
 
 from __future__ import annotations
 
+import dataclasses
 import errno
+import io
 import os
 import sys
 import tempfile
@@ -35,6 +40,16 @@ def kept_stream(tmp_path: Path) -> KeptStream:
     run_with_feedback([PY, "-c", code], log=tmp_path / "B", cap=100)
     raw = orjson.loads((tmp_path / "B").read_bytes().splitlines()[-1])
     return find_kept(str(tmp_path / "B"), raw, "stdout")
+
+
+def agent_kept_stream(tmp_path: Path) -> KeptStream:
+    """The same bytes as another agent's kept output (checked its own way): the copied path."""
+    store = kept_stream(tmp_path)
+    with open_verified(store) as verified:
+        data = b"".join(verified.chunks())
+    return dataclasses.replace(
+        store, opener=lambda: io.BytesIO(data), check=lambda fh: None, sha256=""
+    )
 
 
 def open_fds() -> int:
@@ -83,7 +98,7 @@ def test_a_copy_that_cannot_be_made_is_one_line_not_a_stuck_screen(
     monkeypatch: pytest.MonkeyPatch,
     spoil: Callable[[pytest.MonkeyPatch, Path], str],
 ) -> None:
-    kept = kept_stream(tmp_path)
+    kept = agent_kept_stream(tmp_path)  # another agent's kept output is still copied
     assert kept.unseen == 99_900
     before = open_fds()
     with monkeypatch.context() as patch:
@@ -92,6 +107,29 @@ def test_a_copy_that_cannot_be_made_is_one_line_not_a_stuck_screen(
             UnseenPages.load(kept)
     assert str(raised.value) == expected
     assert open_fds() == before  # the temp copy's descriptor is closed
+
+
+@pytest.mark.parametrize("spoil", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_the_store_is_paged_from_its_file_whatever_the_temp_folder(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spoil: Callable[[pytest.MonkeyPatch, Path], str],
+) -> None:
+    """tracetui's own kept file is checked, then paged straight from disk (record/kept_seek.py):
+    no copy is made, so a full, small or broken temp folder changes nothing (before, each made
+    the unseen part unreadable)."""
+    kept = kept_stream(tmp_path)
+    before = open_fds()
+    with monkeypatch.context() as patch:
+        spoil(patch, tmp_path)
+        pages = UnseenPages.load(kept)
+        try:
+            assert pages.size == 99_900
+            assert pages.page(0, 2).lines == [b"line", b"line"]
+            assert open_fds() == before + 1  # the kept file itself, held open
+        finally:
+            pages.close()
+    assert open_fds() == before
 
 
 def test_enough_room_copies_the_unseen_bytes(

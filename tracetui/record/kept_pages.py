@@ -1,20 +1,26 @@
 """The unseen part of a kept stream, paged from disk: what the viewer's ``u`` shows.
 
-:meth:`UnseenPages.load` checks a kept stream against its hash (:mod:`tracetui.record.kept_read`)
-and copies the bytes the agent never saw to a private temp file (0600, removed on
-:meth:`~UnseenPages.close`), so that pages can be read at any offset with ``pread``: a gzip file
-can only be read forward. The copy is refused, one line, rather than fill the temp folder. Every call reads a bounded number of bytes, so memory stays bounded
-whatever the size of the stream; a line longer than :data:`LINE_LIMIT` is shown as several.
+:meth:`UnseenPages.load` checks a kept stream against its hash before anything is shown.
+tracetui's own store (``B.kept/<sha256>.gz``) is then paged straight from that file: the
+checking pass leaves checkpoints of the inflater, so any page is read from disk by decompressing
+from the one before it (:mod:`tracetui.record.kept_seek`), and a file changed since it was
+checked is refused. Another agent's kept output, checked its own way
+(:mod:`tracetui.record.kept_read`), is copied to a private temp file (0600, unlinked at once)
+read with ``pread``; that copy is refused, one line, rather than fill the temp folder. Every
+call reads a bounded number of bytes, so memory stays bounded whatever the size of the stream;
+a line longer than :data:`LINE_LIMIT` is shown as several.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import tempfile
 from dataclasses import dataclass
 
 from tracetui.record.kept_read import KeptStream, NotKept, open_verified
+from tracetui.record.kept_seek import GzipRanges
 
 LINE_LIMIT = 4096
 """Bytes of one displayed line; a longer line continues on the next."""
@@ -57,17 +63,29 @@ class Page:
 
 
 class UnseenPages:
-    """The unseen bytes of one kept stream, in a temp file read by offset."""
+    """The unseen bytes of one kept stream, read by offset: from the kept file, or a temp copy."""
 
-    def __init__(self, kept: KeptStream, fd: int, size: int) -> None:
+    def __init__(
+        self, kept: KeptStream, fd: int, size: int, ranges: GzipRanges | None = None
+    ) -> None:
         self.kept = kept
         self.size = size
         """Bytes the agent never saw (the length of the unseen range)."""
         self._fd = fd
+        """The temp copy's descriptor; -1 when the pages come from ``ranges``."""
+        self._ranges = ranges
 
     @classmethod
     def load(cls, kept: KeptStream) -> UnseenPages:
-        """Check ``kept`` whole and copy its unseen range; raises ``NotKept`` / ``KeptMismatch``.
+        """Check ``kept`` whole, then page it; raises ``NotKept`` / ``KeptMismatch``."""
+        ranges = _store_ranges(kept)
+        if ranges is not None:
+            return cls(kept, -1, kept.unseen, ranges)
+        return cls._copied(kept)
+
+    @classmethod
+    def _copied(cls, kept: KeptStream) -> UnseenPages:
+        """Check ``kept`` whole and copy its unseen range to a temp file.
 
         The copy never fills the temp folder: a range bigger than its free space (less
         :data:`TEMP_RESERVE`) is refused before anything is written, and a write that fails
@@ -103,11 +121,18 @@ class UnseenPages:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = -1
+        if self._ranges is not None:
+            self._ranges.close()
+            self._ranges = None
 
     def _read(self, offset: int, count: int) -> bytes:
         offset = max(0, offset)
         count = max(0, min(count, self.size - offset))
-        return os.pread(self._fd, count, offset) if count else b""
+        if not count:
+            return b""
+        if self._ranges is not None:
+            return self._ranges.read(self.kept.unseen_start + offset, count)
+        return os.pread(self._fd, count, offset)
 
     def page(self, offset: int, count: int) -> Page:
         """Up to ``count`` lines from ``offset``."""
@@ -185,3 +210,19 @@ class UnseenPages:
                 return lo + hit
             end = lo
         return None
+
+
+def _store_ranges(kept: KeptStream) -> GzipRanges | None:
+    """The checked ranges of a stream in tracetui's own store (a gzip file, a sha256 to match);
+    None for any other source (another agent's file, checked its own way: copied instead)."""
+    if kept.opener is None or kept.check is not None or not kept.sha256:
+        return None
+    fh = kept.opener()  # refuses a link, a non-file and a bomb before reading (kept_read.py)
+    try:
+        raw = getattr(fh, "fileobj", None)
+        if not isinstance(fh, gzip.GzipFile) or raw is None:
+            return None
+        fd = os.dup(raw.fileno())
+    finally:
+        fh.close()
+    return GzipRanges.check(fd, kept.size, kept.sha256, kept.where)
