@@ -145,6 +145,8 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
     def set_view(self, view: RowView, row: int | None = None) -> None:
         """Show ``view``; put the cursor on ``row`` (or the nearest shown row)."""
         self.view = view
+        if self.recent is not None and self.recent.index is not view.index:
+            self.recent = None  # another run's (or a re-read's): let its index go
         self._start_ticking()  # running calls shown again once a filter is cleared
         self.latest_failure = view.index.latest_failure
         self._strips.clear()
