@@ -74,6 +74,9 @@ class UnseenPages:
         self._fd = fd
         """The temp copy's descriptor; -1 when the pages come from ``ranges``."""
         self._ranges = ranges
+        self.problem: str | None = None
+        """Why the pages stopped (the kept file changed or broke after its check): from then on
+        every read is empty, and the screen says this line instead of a page."""
 
     @classmethod
     def load(cls, kept: KeptStream) -> UnseenPages:
@@ -130,8 +133,14 @@ class UnseenPages:
         count = max(0, min(count, self.size - offset))
         if not count:
             return b""
-        if self._ranges is not None:
-            return self._ranges.read(self.kept.unseen_start + offset, count)
+        if self._ranges is not None and self.problem is None:
+            try:
+                return self._ranges.read(self.kept.unseen_start + offset, count)
+            except (NotKept, OSError) as exc:  # changed or damaged since it was checked
+                self.problem = str(exc) if isinstance(exc, NotKept) else _why(exc)
+                return b""
+        if self._fd < 0:
+            return b""
         return os.pread(self._fd, count, offset)
 
     def page(self, offset: int, count: int) -> Page:

@@ -172,6 +172,9 @@ class UnseenScreen(Screen[None]):
         if pages is None:
             return
         page = pages.page(self.top, self._rows())
+        if pages.problem is not None:  # the kept file changed or broke since it was checked
+            self._failed(pages.problem)
+            return
         clip = self.facts.clip or "head"
         variables = self.app.theme_variables  # readable colours (ui/palette.py)
         faint = theme_style(variables, "$tt-faint")
@@ -256,6 +259,9 @@ class UnseenScreen(Screen[None]):
         else:
             start = self.hit + 1 if step > 0 else self.hit
         found = pages.find(self.needle, start, forward=step > 0)
+        if pages.problem is not None:
+            self._failed(pages.problem)
+            return
         if found is None:
             shown = neutralize_line(self.needle.decode("utf-8", "replace"))
             self.notify(
