@@ -4,7 +4,7 @@ Issue 18's target: ≥ 50,000 spans/s to an OTLP/JSON file on the 200 MB set, st
 probe is a fresh process on the same files, run in turns (reference, Python road, C road, the
 orjson loop, …) so the shared machine's load falls on all alike; the best of N is kept. The
 writers are the reference ``otlp.write_json``, the fast writer on its Python road
-(``TRACETUI_NO_C=1``: the writer before the C span writer) and on its C road. For each: the
+(``TRACETUI_NO_C_OTLP=1``: the writer before the C span writer) and on its C road. For each: the
 writing alone (the index built first, not counted), as wall and CPU seconds, spans/s and spans
 per CPU second, and the peak RSS of the process. Then the whole ``tracetui export --otlp-json``
 command, both roads, with the index built cold (``TRACETUI_NO_CACHE=1``) and from a warm index
@@ -63,7 +63,9 @@ for name in sorted(os.listdir(sys.argv[1])):
 print(json.dumps({"spans": n, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}))
 """
 
-ROADS = {"reference": {}, "python road": {"TRACETUI_NO_C": "1"}, "C road": {}}
+# TRACETUI_NO_C_OTLP turns off the span writer only (TRACETUI_NO_C would turn off the index's
+# scanner as well, which the command used before the span writer too).
+ROADS = {"reference": {}, "python road": {"TRACETUI_NO_C_OTLP": "1"}, "C road": {}}
 
 
 def loadavg() -> str:
@@ -76,8 +78,9 @@ def loadavg() -> str:
 
 def probe(code: str, env_extra: dict[str, str], *args: str) -> dict[str, Any]:
     env = {**os.environ, "TRACETUI_NO_CACHE": "1", **env_extra}
-    if "TRACETUI_NO_C" not in env_extra:
-        env.pop("TRACETUI_NO_C", None)
+    for name in ("TRACETUI_NO_C", "TRACETUI_NO_C_OTLP"):
+        if name not in env_extra:
+            env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=False
     )
@@ -98,8 +101,9 @@ def digest_of(path: str) -> str:
 def command(base: str, out: str, env_extra: dict[str, str]) -> dict[str, Any]:
     """The whole command in a child: wall, CPU (user + sys) and peak RSS from wait4."""
     env = {**os.environ, **env_extra}
-    if "TRACETUI_NO_C" not in env_extra:
-        env.pop("TRACETUI_NO_C", None)
+    for name in ("TRACETUI_NO_C", "TRACETUI_NO_C_OTLP"):
+        if name not in env_extra:
+            env.pop(name, None)
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tracetui", "export", base, "--otlp-json", out],

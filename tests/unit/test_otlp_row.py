@@ -591,3 +591,25 @@ def test_one_row_at_a_time_equals_the_runs(tmp_path: Path) -> None:
             row = done
     assert singles == spans
     assert singles.count(None) < len(singles) // 2
+
+
+@pytest.mark.parametrize("switch", ["TRACETUI_NO_C", "TRACETUI_NO_C_OTLP"])
+def test_switches_turn_the_c_road_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, switch: str
+) -> None:
+    ix = write_lines(tmp_path, [tool(f"c{i}") for i in range(5)])
+    ref, off = io.BytesIO(), io.BytesIO()
+    otlp.write_json([ix], ref)
+    monkeypatch.setenv(switch, "1")
+    assert not otlp_fast.c_available()
+    handed = 0
+    real = otlp_rows.RowWriter.row
+
+    def counting(writer: otlp_rows.RowWriter, *args: Any) -> Any:
+        nonlocal handed
+        handed += 1
+        return real(writer, *args)
+
+    monkeypatch.setattr(otlp_rows.RowWriter, "row", counting)
+    otlp_fast.write_json([ix], off)
+    assert (off.getvalue(), handed) == (ref.getvalue(), 5)

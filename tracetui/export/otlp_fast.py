@@ -7,7 +7,7 @@ document without either, in three roads per row:
 1. the C extension ``_otlp_row`` (when built, and unless ``TRACETUI_NO_C`` is set) validates the
    line, reads the fields and writes the span's bytes for the ordinary shape of record;
 2. :class:`~tracetui.export.otlp_rows.RowWriter` (Python, orjson) for a row the C code refuses,
-   or every row without the extension;
+   or every row without the extension (or with ``TRACETUI_NO_C_OTLP=1``);
 3. the reference exporter for a row RowWriter refuses (odd types: it normalises and notes them).
 
 Each member is read in large sequential chunks, and the spans are written a batch at a time, so
@@ -44,8 +44,12 @@ _HINTS = tuple(h.encode() for h in markers._HINTS)
 
 
 def c_available() -> bool:
-    """Whether the C road is taken (built, and not turned off with ``TRACETUI_NO_C=1``)."""
-    return _otlp_row is not None and not os.environ.get("TRACETUI_NO_C")
+    """Whether the C road is taken: built, and not turned off with ``TRACETUI_NO_C=1`` (every C
+    extension off) or ``TRACETUI_NO_C_OTLP=1`` (this one only: the index keeps its scanner)."""
+    env = os.environ
+    return (
+        _otlp_row is not None and not env.get("TRACETUI_NO_C") and not env.get("TRACETUI_NO_C_OTLP")
+    )
 
 
 def _c_rows(index: RunIndex, py: RowWriter) -> Any:
