@@ -80,6 +80,13 @@ class ChainIndex:
         self._trees: dict[int, Chain] = {}
         """Root row → its tree, the last :data:`TREES_KEPT` built."""
 
+    def prepare(self) -> ChainIndex:
+        """Link every row committed so far now (itself, for chaining): a viewer does it on its
+        indexing thread, where the first chain drawn of a million-row run would otherwise take
+        the UI thread half a second."""
+        self._refresh()
+        return self
+
     def _refresh(self) -> None:
         """Link the rows committed since the last call (incremental: a live run grows by batches).
 

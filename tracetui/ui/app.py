@@ -212,7 +212,7 @@ class TraceApp(Navigation, ViewActions, App[int]):
             return
         if not get_current_worker().is_cancelled:
             table_for(index)  # the id column's table: seconds for a million ids, not on the UI
-            self.post_message(IndexReady(index))
+            self.post_message(IndexReady(index, ChainIndex(index).prepare()))
 
     def _progress_poster(self, total: int) -> Callable[[int], None]:
         """A progress callback for indexing threads that posts at most ten updates a second."""
@@ -243,7 +243,7 @@ class TraceApp(Navigation, ViewActions, App[int]):
         _settle_heap()
         kept = self._row_after_peek(index)
         self.index = index
-        self.chains = ChainIndex(index)
+        self.chains = msg.chains if msg.chains is not None else ChainIndex(index)
         self.mask = 0
         self.query_one(RunHeader).set_facts(index=index, progress="")
         start = index.latest_failure if index.latest_failure is not None else len(index) - 1

@@ -27,6 +27,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from tracetui.analysis.chains import ChainIndex
 from tracetui.live.follow import Follower
 from tracetui.live.foreign import ForeignFollower
 from tracetui.live.watch import Waiter, make_waiter
@@ -223,7 +224,7 @@ class LiveFollow:
         # are inserted one by one, neither of which belongs on the UI thread.
         table_for(follower.index)
         self.taken = len(follower.index)
-        self._post(IndexReady(follower.index))
+        self._post(IndexReady(follower.index, ChainIndex(follower.index).prepare()))
         if keep_row is not None:
             self._post(LiveUpdate(select=keep_row, generation=gen))
 

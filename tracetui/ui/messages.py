@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from tracetui.analysis.chains import ChainIndex
 from tracetui.store.index import RunIndex
 
 
@@ -29,6 +30,8 @@ class IndexReady(Message):
     """The run is indexed and can be shown."""
 
     index: RunIndex
+    chains: ChainIndex | None = None
+    """The index's chains, linked on the indexing thread (None: the app links them itself)."""
 
 
 @dataclass
