@@ -144,4 +144,3 @@ static int start_of(Rows *self, const Text *t, int64_t *out) {
     return self->stamp_state;
 }
 
-#include "_otlp_build.h"
