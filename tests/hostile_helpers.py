@@ -30,7 +30,14 @@ def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 
 
 def temps(tmp_path: Path) -> list[str]:
-    return sorted(os.listdir(tmp_path / "tmp"))
+    """Files left in the temp folder, those in tracetui's private temp folder included (the
+    folder itself is kept for the next process; store/temp_files.py)."""
+    tmp = tmp_path / "tmp"
+    private = f"tracetui-{os.getuid()}"
+    left = [n for n in os.listdir(tmp) if n != private]
+    if (tmp / private).is_dir():
+        left += [f"{private}/{n}" for n in os.listdir(tmp / private)]
+    return sorted(left)
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

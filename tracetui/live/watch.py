@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from tracetui.live.inotify import Inotify
 from tracetui.store.gz import gunzip_to
 from tracetui.store.reader import open_regular
 from tracetui.store.runset import RUN_SUFFIXES, SIDECAR_SUFFIX, split_member_name
+from tracetui.store.temp_files import make_temp
 
 POLL_MIN = 0.05
 """Seconds between polls while the run is active."""
@@ -148,7 +148,7 @@ def spool(
     """Decompress a gzip member to a temp file; ``adopt`` takes ownership of its path (the
     index's ``adopt_temp``: it is removed when the index closes). Decompression is bounded and
     keeps what precedes damage; ``note`` hears what was wrong, if anything."""
-    fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
+    fd, tmp = make_temp("gunzip", ".jsonl")
     adopt(tmp)
     with os.fdopen(fd, "wb") as out:
         done = gunzip_to(fh, out, name)

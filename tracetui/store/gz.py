@@ -21,13 +21,13 @@ Memory stays bounded whatever the input: at most :data:`IN_CHUNK` compressed and
 from __future__ import annotations
 
 import os
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
 from tracetui.store.reader import open_regular
+from tracetui.store.temp_files import make_temp
 
 IN_CHUNK = 64 << 10
 """Compressed bytes fed to zlib at a time."""
@@ -295,7 +295,7 @@ def decompressed_copy(
     ``adopt_temp``), so it is removed with its owner whatever happens here: damage, a full
     disk, Ctrl-C. Returns the copy's path and what :func:`gunzip_to` said.
     """
-    fd, tmp = tempfile.mkstemp(prefix="tracetui-", suffix=".jsonl")
+    fd, tmp = make_temp("gunzip", ".jsonl")
     adopt(tmp)
     with os.fdopen(fd, "wb") as out, open_regular(path) as src:
         return tmp, gunzip_to(src, out, os.path.basename(path), cancelled=cancelled)

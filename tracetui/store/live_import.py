@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from tracetui.model.spans import NotASpan, Span, normalize
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import RawLine, loads, open_regular
 from tracetui.store.runset import Member, Run
+from tracetui.store.temp_files import make_temp
 
 Note = Callable[[str], None]
 LINES = protocol.LINES
@@ -89,7 +89,7 @@ class ImportSink:
 
     def __init__(self, run: Run) -> None:
         self.index = RunIndex(run)
-        fd, self.temp = tempfile.mkstemp(prefix="tracetui-import-", suffix=".jsonl")
+        fd, self.temp = make_temp("import", ".jsonl")
         self.index.adopt_temp(self.temp)
         self._fd = fd
         # Rows are read back from the converted copy; locations still name the original file.
