@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
 import tempfile
 import threading
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_helpers import temps
 from records import encode_line, tool
 from viewer_helpers import settle
 
@@ -82,7 +82,7 @@ async def test_q_quits_while_a_member_is_still_decompressing(
     # The building thread is not a daemon: the process would wait for it at exit.
     assert ended.wait(30), "the build went on after q"
     assert outcome == ["Cancelled"]
-    assert os.listdir(tmp) == []
+    assert temps(tmp_path) == []  # the decompressed copy is gone (private temp folder too)
 
 
 ODD = [
