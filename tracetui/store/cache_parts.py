@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from tracetui.model.flags import BAD, EXIT_UNKNOWN, FAILED, NO_VALUE, TRUNCATED
-from tracetui.store.fastindex import Batch, Item
-from tracetui.store.reader import MAX_LINE, RawLine
 
 if TYPE_CHECKING:
+    from tracetui.store.fastindex import Item
     from tracetui.store.index import RunIndex
+    from tracetui.store.reader import RawLine
 
 COLUMNS = (
     ("offset", "q"),
@@ -240,6 +240,10 @@ def restore_items(part: Part, fd: int) -> list[Item]:
     The rows between bad lines become one ``Batch`` each (the part's totals go with the first,
     its latest failure with the one holding it); each bad line is a ``RawLine``.
     """
+    # Imported here: a warm `summary --json` that prints its kept output never restores a part,
+    # and the scanner's module (with the reader and the model) is a fifth of its start-up.
+    from tracetui.store.fastindex import Batch
+
     meta = part.meta
     rows: int = meta["rows"]
     ids: list[str | None] = meta["ids"]
@@ -301,6 +305,8 @@ def _cut(blob: bytes | memoryview, code: str, start: int, stop: int) -> memoryvi
 
 
 def _bad_line(cols: list[bytes | memoryview], k: int, complete: bool, fd: int) -> RawLine:
+    from tracetui.store.reader import MAX_LINE, RawLine  # as Batch above
+
     offset = _array("q", _cut(cols[0], "q", k, k + 1))[0]
     length = _array("q", _cut(cols[1], "q", k, k + 1))[0]
     line_no = _array("i", _cut(cols[2], "i", k, k + 1))[0]

@@ -19,6 +19,7 @@ import orjson
 
 from tracetui.model.facts import quick_facts
 from tracetui.model.spans import Facts, NotASpan, Span, normalize
+from tracetui.store.file_kinds import file_kind
 
 CHUNK = 1 << 20
 MAX_LINE = 16 << 20
@@ -55,21 +56,6 @@ class BadLine:
 
 class NotRegularFile(OSError):
     """A path that names a FIFO, a device, a socket or a directory: never read as a trace."""
-
-
-def file_kind(mode: int) -> str:
-    """What a non-regular file is, for a note: ``"a FIFO"``, ``"a character device"``…"""
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    return "not a regular file"
 
 
 def open_regular(path: str) -> IO[bytes]:

@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass, field
 
 from tracetui.store import sidecars
-from tracetui.store.reader import file_kind
+from tracetui.store.file_kinds import file_kind
 
 SIDECAR_SUFFIX = sidecars.SUFFIX
 _ROTATED = re.compile(r"^(?P<base>.+?)\.(?P<n>\d+)(?P<gz>\.gz)?$")
