@@ -14,6 +14,8 @@ import re
 import stat
 from dataclasses import dataclass, field
 
+import orjson
+
 from tracetui.store import sidecars
 from tracetui.store.file_kinds import file_kind
 
@@ -113,6 +115,43 @@ def regular_kind(path: str) -> str | None:
     return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
+_OWN_STARTS = (b'{"schema":"tracetui/', b'{"schema": "tracetui/')
+"""How tracetui's recorder (compact) and ``json.dumps`` write a record of ours: at once."""
+_HEAD = 64 << 10
+"""Bytes read for :func:`surely_ours` (what the importers' sniffers read at most)."""
+
+
+def surely_ours(path: str) -> bool:
+    """Whether ``path`` starts with a whole record of tracetui's own (its first line parses to an
+    object whose ``schema`` is ``tracetui/…``), so that no importer claims it and it is no other
+    JSON either: the sniffers pass over a head whose first record is ours, and the one-line
+    refusal never judges a file holding one. Then the importers need not be imported at all
+    (they are a tenth of a short command's start). False when unsure, never raises."""
+    if path.endswith(".gz"):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, _HEAD)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    end = head.find(b"\n")
+    if end < 0 or not head.startswith(_OWN_STARTS):
+        return False
+    try:
+        obj = orjson.loads(head[:end])
+    except orjson.JSONDecodeError:
+        return False
+    schema = obj.get("schema") if isinstance(obj, dict) else None
+    return isinstance(schema, str) and schema.startswith("tracetui/")
+
+
 def _join(folder: str, name: str) -> str:
     # Keep paths in the form the user gave them: `tracetui summary run.jsonl` reports `run.jsonl`.
     return name if folder == os.curdir else os.path.join(folder, name)
@@ -207,14 +246,16 @@ def _foreign_runs(folder: str, files: list[str]) -> tuple[list[Run], set[str]]:
     ``files`` holds no rotation members (the caller parsed the names once): those are never
     foreign traces.
     """
-    from tracetui import importers
-
     runs: list[Run] = []
     claimed: set[str] = set()
     for name in files:
         if name.endswith((SIDECAR_SUFFIX, ".lock")):
             continue  # our own side files are never foreign traces
         full = _join(folder, name)
+        if surely_ours(full):
+            continue
+        from tracetui import importers  # only for a file that may be another agent's
+
         fmt = importers.sniff(full)
         if fmt is not None:
             runs.append(
@@ -284,14 +325,16 @@ def open_path(path: str) -> list[Run]:
         raise RunSetError(f"{path}: not a regular file ({kind}); only regular files are read")
     if not os.access(path, os.R_OK):
         raise RunSetError(f"{path}: permission denied")
-    from tracetui import importers
+    if not surely_ours(path):
+        from tracetui import importers
 
-    fmt = importers.sniff(path)
-    if fmt is not None:
-        return [Run(base=path, members=[Member(path, 0, path.endswith(".gz"))], source_format=fmt)]
-    what = importers.not_a_trace(path)  # JSON, but no trace: one line, not a run of bad lines
-    if what is not None:
-        raise RunSetError(f"{path}: {what}")
+        fmt = importers.sniff(path)
+        if fmt is not None:
+            member = Member(path, 0, path.endswith(".gz"))
+            return [Run(base=path, members=[member], source_format=fmt)]
+        what = importers.not_a_trace(path)  # JSON, but no trace: one line, not bad lines
+        if what is not None:
+            raise RunSetError(f"{path}: {what}")
     if over_max(name) is not None:  # named on purpose, yet no member: read it alone
         note = f"{name}: rotation number over {MAX_MEMBER:,}: read as a run of its own"
         return [Run(base=path, members=[Member(path, 0, name.endswith(".gz"))], notes=[note])]
