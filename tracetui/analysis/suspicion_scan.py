@@ -32,6 +32,7 @@ from tracetui.analysis.raw_lines import (
     value_at,
 )
 from tracetui.model import marks
+from tracetui.model.fields import as_text
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
 from tracetui.model.markers import Marker, find_marker
 from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
@@ -158,7 +159,7 @@ def _stream_codes(obj: Any, failed: bool) -> set[str] | None:
         if unknown_size_reason(name, truncated, nbytes, hidden, marker) is not None:
             codes.add("TT020")
     note = obj.get("agent_note")
-    if (failed or cut) and predicted_success(None if note is None else str(note)) is not None:
+    if (failed or cut) and predicted_success(None if note is None else as_text(note)) is not None:
         codes.add("TT022")
     return codes
 
@@ -320,7 +321,7 @@ def _note_fires(buf: bytes, start: int, end: int, mark: int = marks.ALL) -> bool
         return False  # not a record, or one TT001 stops (lint checks nothing else on it)
     value = obj.get("agent_note")
     # As the span reads it: a note of another type is its text (and a TT014 finding).
-    return predicted_success(None if value is None else str(value)) is not None
+    return predicted_success(None if value is None else as_text(value)) is not None
 
 
 def _span(value: Any) -> Span | None:

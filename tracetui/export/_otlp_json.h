@@ -330,8 +330,8 @@ static void put_u4(Buf *b, unsigned v) {
 /* Valid UTF-8 text as a JSON string, quotes included, escaped as orjson then dump_json write it. */
 static void put_text(Buf *b, const unsigned char *s, Py_ssize_t n) {
     const unsigned char *end = s + n, *run;
-    buf_reserve(b, n + 2);
-    b->p[b->n++] = '"';
+    buf_reserve(b, n + 2); /* room for the usual case at once */
+    buf_put(b, "\"", 1);  /* through buf_put: nothing is written once a reserve has failed */
     while (s < end) {
         run = s;
         while (s < end && *s >= 0x20 && *s < 0x7F && *s != '"' && *s != '\\') s++;

@@ -51,6 +51,10 @@ static PyObject *Rows_run(Rows *self, PyObject *const *args, Py_ssize_t nargs) {
     long member = PyLong_AsLong(args[4]);
     Py_ssize_t limit = PyLong_AsSsize_t(args[7]);
     if (PyErr_Occurred()) return NULL;
+    if (first < 0) {
+        PyErr_SetString(PyExc_ValueError, "run: first must not be negative");
+        return NULL;
+    }
     const unsigned char *buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     long long buf_len = PyBytes_GET_SIZE(args[0]);
     PyObject *out = args[6];

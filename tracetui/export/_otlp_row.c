@@ -52,6 +52,7 @@ static void buf_reserve(Buf *b, Py_ssize_t more) {
 }
 
 static inline void buf_put(Buf *b, const char *s, Py_ssize_t n) {
+    if (n <= 0) return; /* nothing to copy (and s may be NULL: memcpy must not be given it) */
     buf_reserve(b, n);
     if (b->n + n > b->cap) return;
     memcpy(b->p + b->n, s, n);

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from tracetui.importers._common import ImportProblem, Problems
+from tracetui.importers._common import ImportProblem, Problems, json_safe
 from tracetui.importers.registry import IMPORTERS, by_name
 from tracetui.importers.sniffing import sniff, sniff_folder
 from tracetui.importers.unknown import not_a_trace
@@ -45,8 +45,8 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
             count += 1
             try:
                 orjson.dumps(record)
-            except TypeError:  # an integer beyond 64 bits copied from the source
-                record = _json_safe(record)
+            except TypeError:  # an integer beyond 64 bits, or a value nested too deeply
+                record = json_safe(record)
             yield record
     except (OSError, ImportProblem):
         raise
@@ -55,17 +55,3 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     if count == 0 and not problems.count:
         raise ImportProblem(f"no tool calls found in this {fmt} trace")
     problems.raise_if_any(count)
-
-
-_INT64 = 2**63
-
-
-def _json_safe(value: Any) -> Any:
-    """The record with integers beyond 64 bits as text: the index writes it with orjson."""
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
-        return str(value)
-    return value

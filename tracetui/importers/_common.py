@@ -407,3 +407,23 @@ def guarded(problems: Problems, where: str, fn: Any, *args: Any) -> Any:
     except Exception as exc:
         problems.add(f"{where}: skipped, unexpected shape ({type(exc).__name__}: {exc})")
         return None
+
+
+_INT64 = 2**63
+MAX_DEPTH = 64
+"""Nesting kept in a converted record: deeper values become a short text (orjson writes at
+most 255 levels, and a trace may hold a thousand: one such field lost the whole import)."""
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """``value`` as orjson can write it: integers beyond 64 bits as text, and any list or object
+    nested past :data:`MAX_DEPTH` levels as a text saying so (the record, and its row, stay)."""
+    if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
+        return f"[a {'list' if isinstance(value, list) else 'object'} nested too deeply to keep]"
+    if isinstance(value, dict):
+        return {k: json_safe(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v, depth + 1) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        return str(value)
+    return value

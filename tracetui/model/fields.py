@@ -20,6 +20,16 @@ NUM_MAX = float(2**53)
 years, and times computed from them (an OTLP end time) must stay finite."""
 
 
+def as_text(v: Any) -> str:
+    """A value of an unexpected type as the span reads it: its text (a note written as a number
+    or a list). A value nested too deeply for ``str`` (a thousand brackets, which JSON parsers
+    accept) reads as a short description instead of failing every reader of its record."""
+    try:
+        return str(v)
+    except RecursionError:
+        return f"[a {type(v).__name__} nested too deeply to show]"
+
+
 class Fields:
     """Typed accessors that record a problem instead of raising on a wrong type."""
 
@@ -70,7 +80,7 @@ class Fields:
             return None
         if not isinstance(v, str):
             self._wrong(key, "a string")
-            return str(v)
+            return as_text(v)
         return v
 
     def id_(self, key: str) -> str | None:
@@ -98,7 +108,7 @@ class Fields:
             return ""
         if not isinstance(v, str):
             self._wrong(key, "a string")
-            return str(v)
+            return as_text(v)
         return v
 
     def argv(self, key: str) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ import orjson
 
 from tracetui import importers
 from tracetui.importers import protocol
-from tracetui.importers._common import ImportProblem, Problems, parse_time
+from tracetui.importers._common import ImportProblem, Problems, json_safe, parse_time
 from tracetui.importers.protocol import Feeder, FolderFeeder, shape_of
 from tracetui.importers.registry import by_name
 from tracetui.model.spans import NotASpan, Span, normalize
@@ -137,21 +137,12 @@ class ImportSink:
 
 
 def encode(record: dict[str, Any]) -> bytes:
-    """One record as a JSON line (integers beyond 64 bits, copied from a trace, become text)."""
+    """One record as a JSON line (integers beyond 64 bits, copied from a trace, become text, and
+    values nested too deeply a short text: ``importers._common.json_safe``)."""
     try:
         return orjson.dumps(record, default=str)
     except TypeError:
-        return orjson.dumps(_text_big_ints(record), default=str)
-
-
-def _text_big_ints(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _text_big_ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_text_big_ints(v) for v in value]
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
-        return str(value)
-    return value
+        return orjson.dumps(json_safe(record), default=str)
 
 
 def digest(data: bytes) -> bytes:
