@@ -189,7 +189,10 @@ class RerunPane(Vertical):
         self._worker()
 
     # ------------------------------------------------------------------ running
-    @work(thread=True, exclusive=True, exit_on_error=False, group="rerun")
+    # exit_on_error: an exception other than the two a re-run may meet is a bug in tracetui;
+    # it stops the viewer like any other bug (crash report, exit 3: ui/launch.py) instead of
+    # reading as "the re-run failed" while the viewer goes on and exits 0.
+    @work(thread=True, exclusive=True, exit_on_error=True, group="rerun")
     def _worker(self) -> None:
         try:
             result = rerun.rerun(
@@ -201,7 +204,7 @@ class RerunPane(Vertical):
                 write_sidecar=self.write_sidecar,
                 max_output=MAX_OUTPUT,  # read when it starts: the output limit (4 GiB)
             )
-        except Exception as exc:
+        except (rerun.RerunError, OSError) as exc:  # an argv it cannot run; a disk, a refused file
             self.post_message(self.Finished(f"{type(exc).__name__}: {exc}"))
             return
         with self._lock:
