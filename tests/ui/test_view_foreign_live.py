@@ -1,9 +1,10 @@
 """Pilot tests of the viewer following another agent's session (ui/live.py, running rows in
-ui/widgets/span_list.py). Waits are "pause until it is there", bounded by a count of pauses."""
+ui/widgets/span_list.py). Waits are "pause until it is there", bounded by a deadline."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,15 @@ AGENTS = Path(__file__).resolve().parents[1] / "data" / "agents"
 
 
 async def until(pilot: Any, done: Callable[[], bool], *, pauses: int = 500) -> None:
-    for _ in range(pauses):
+    """Pause until ``done()``: at least ``pauses`` short pauses, and at least 30 s in all (on a
+    loaded machine 500 pauses of 10 ms were not always enough for a follower's poll)."""
+    deadline = time.monotonic() + 30.0
+    count = 0
+    while count < pauses or time.monotonic() < deadline:
         if done():
             return
         await pilot.pause(0.01)
+        count += 1
     assert done(), "the app never got there"
 
 
