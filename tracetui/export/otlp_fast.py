@@ -90,12 +90,17 @@ def _pieces(index: RunIndex, batch: int = BATCH) -> Iterator[Piece]:
     py = RowWriter(index)
     crows = _c_rows(index, py)
     if crows is None:
-        for row, data, path in _rows(index):
-            span = py.row(row, data, path)
-            if span is not None:
-                yield span, 1, False
+        yield from ((span, 1, False) for span in _python_spans(index, py))
     else:
         yield from _c_pieces(index, py, crows, batch, bytearray)
+
+
+def _python_spans(index: RunIndex, py: RowWriter) -> Iterator[bytes]:
+    """Each span of one run as the Python road writes it (no C writer), in set order."""
+    for row, data, path in _rows(index):
+        span = py.row(row, data, path)
+        if span is not None:
+            yield span
 
 
 def _c_pieces(index: RunIndex, py: RowWriter, crows: Any, batch: int, sink: Any) -> Iterator[Any]:
@@ -163,10 +168,7 @@ def iter_span_json(index: RunIndex) -> Iterator[bytes]:
     py = RowWriter(index)
     crows = _c_rows(index, py)
     if crows is None:
-        for row, data, path in _rows(index):
-            span = py.row(row, data, path)
-            if span is not None:
-                yield dump_json(orjson.Fragment(span))
+        yield from (dump_json(orjson.Fragment(span)) for span in _python_spans(index, py))
         return
     for piece, _, escaped in _c_pieces(index, py, crows, BATCH, list):
         if not escaped:
