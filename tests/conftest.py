@@ -30,6 +30,19 @@ def _private_state(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _child_bytecode_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The CLI tests start a ``python -m tracetui`` child per case. Where the environment sets
+    PYTHONDONTWRITEBYTECODE (this machine's does), each child compiled every module it imports
+    from source: 0.31 s a start against 0.20 s, and tests/cli took 88 s against 66 s. The
+    children share one bytecode cache in a temp folder instead (PYTHONPYCACHEPREFIX), so nothing
+    is written into the checkout."""
+    import os
+
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("pycache"))
+
+
 @pytest.fixture
 def make_run(tmp_path: Path) -> Callable[..., Path]:
     """``make_run({"B": [...], "B.1": [...], "B.2.gz": [...]})`` → the folder holding them."""
