@@ -19,14 +19,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
-from tracetui.importers._common import ImportProblem, Problems, json_safe
+from tracetui.importers._common import ImportProblem, Problems, record_line
 from tracetui.importers.registry import IMPORTERS, by_name
 from tracetui.importers.sniffing import sniff, sniff_folder
 from tracetui.importers.unknown import not_a_trace
 
-__all__ = ["IMPORTERS", "ImportProblem", "convert", "not_a_trace", "sniff", "sniff_folder"]
+__all__ = [
+    "IMPORTERS",
+    "ImportProblem",
+    "convert",
+    "convert_lines",
+    "not_a_trace",
+    "sniff",
+    "sniff_folder",
+]
 
 
 def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
@@ -35,6 +41,13 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     Raises ValueError for an unknown format, OSError when the file cannot be read, and
     :class:`ImportProblem` (after yielding all it could) when parts of the file were skipped.
     """
+    for record, _line in convert_lines(path, fmt):
+        yield record
+
+
+def convert_lines(path: str, fmt: str) -> Iterator[tuple[dict[str, Any], bytes]]:
+    """:func:`convert`, each record with its JSON line (``record_line``): for the index, which
+    writes the lines, so a record is serialised once."""
     importer = by_name(fmt)
     if importer is None:
         raise ValueError(f"no importer for {fmt!r}")
@@ -43,11 +56,7 @@ def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
     try:
         for record in importer.convert(path, problems):
             count += 1
-            try:
-                orjson.dumps(record)
-            except TypeError:  # an integer beyond 64 bits, or a value nested too deeply
-                record = json_safe(record)
-            yield record
+            yield record_line(record)
     except (OSError, ImportProblem):
         raise
     except Exception as exc:

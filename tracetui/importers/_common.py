@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import IO, Any, cast
 
+import orjson
+
 from tracetui.model.markers import find_marker
 from tracetui.model.text import neutralize_line
 from tracetui.store.reader import iter_lines, loads, open_regular
@@ -413,6 +415,18 @@ _INT64 = 2**63
 MAX_DEPTH = 64
 """Nesting kept in a converted record: deeper values become a short text (orjson writes at
 most 255 levels, and a trace may hold a thousand: one such field lost the whole import)."""
+
+
+def record_line(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """A converted record as it is kept, and its JSON line (no newline): written once, by the
+    one rule every converted record follows. When orjson cannot write the record as it came
+    (an integer beyond 64 bits, a value nested too deeply), both are of its ``json_safe`` form;
+    any other value orjson does not know is written as its ``str``."""
+    try:
+        return record, orjson.dumps(record, default=str)
+    except TypeError:
+        safe = json_safe(record)
+        return safe, orjson.dumps(safe, default=str)
 
 
 def json_safe(value: Any, depth: int = 0) -> Any:

@@ -183,8 +183,6 @@ def _index_parallel(
 
 def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | None) -> None:
     """Convert a foreign trace to a temporary JSONL of ``import/<format>`` records, index that."""
-    import orjson
-
     from tracetui import importers
 
     # Named for this process in a private folder: a kill -9 leaves a file the next start sweeps.
@@ -195,10 +193,11 @@ def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | N
     source_lines: dict[int, int] = {}
     try:
         with os.fdopen(fd, "wb") as out:
-            for line, record in enumerate(importers.convert(run.base, run.source_format or ""), 1):
+            lines = importers.convert_lines(run.base, run.source_format or "")
+            for line, (record, data) in enumerate(lines, 1):
                 if cancelled is not None and cancelled():
                     raise gz.Cancelled
-                out.write(orjson.dumps(record, default=str) + b"\n")
+                out.write(data + b"\n")
                 where = source_line(record)
                 if where is not None:
                     source_lines[line] = where

@@ -25,11 +25,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from tracetui import importers
 from tracetui.importers import protocol
-from tracetui.importers._common import ImportProblem, Problems, json_safe, parse_time
+from tracetui.importers._common import ImportProblem, Problems, parse_time, record_line
 from tracetui.importers.protocol import Feeder, FolderFeeder, shape_of
 from tracetui.importers.registry import by_name
 from tracetui.model.spans import NotASpan, Span, normalize
@@ -137,12 +135,8 @@ class ImportSink:
 
 
 def encode(record: dict[str, Any]) -> bytes:
-    """One record as a JSON line (integers beyond 64 bits, copied from a trace, become text, and
-    values nested too deeply a short text: ``importers._common.json_safe``)."""
-    try:
-        return orjson.dumps(record, default=str)
-    except TypeError:
-        return orjson.dumps(json_safe(record), default=str)
+    """One record as a JSON line, written as a whole import writes it (``record_line``)."""
+    return record_line(record)[1]
 
 
 def digest(data: bytes) -> bytes:
