@@ -19,8 +19,9 @@ any other id, or a walk over every id, settles the whole registry first. A cold 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import compress, islice
+from itertools import compress, islice, repeat
 from typing import cast
 
 
@@ -131,3 +132,20 @@ class OwedIdRows(Mapping[str, int]):
 
     def __len__(self) -> int:
         return len(self._settle())
+
+    def get_many(self, keys: list[str]) -> list[int | None]:
+        """``get`` of each of ``keys``: settling only when one is an id not looked for."""
+        got = list(map(self._first.get, keys))
+        if None in got and not self._looked_for.issuperset(
+            compress(keys, map(operator.is_, got, repeat(None)))
+        ):
+            return list(map(self._settle().get, keys))
+        return got
+
+
+def rows_of(id_rows: Mapping[str, int], keys: list[str]) -> list[int | None]:
+    """``[id_rows.get(k) for k in keys]`` in one pass at C speed (``RunIndex.id_rows`` is an
+    :class:`OwedIdRows` while rows are owed, whose ``get`` goes through Python per key)."""
+    if isinstance(id_rows, OwedIdRows):
+        return id_rows.get_many(keys)
+    return list(map(id_rows.get, keys))
