@@ -333,7 +333,7 @@ class LiveFollow:
             fresh = None if follower.by_line else follower.fresh
             view = app.spans.view
             shown = len(view) if view is not None and view.mask == 0 else len(follower.index)
-            app.spans.set_running(follower.running(shown), fresh)
+            app.spans.set_running(follower.running(shown), fresh, follower.index)
         self.cursor_moved()
 
     def _show_reset(self, index: RunIndex) -> None:

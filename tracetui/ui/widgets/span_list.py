@@ -90,6 +90,9 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         """Calls of a followed foreign session not yet rows, drawn after the rows (unfiltered)."""
         self.fresh: frozenset[int] = frozenset()
         """Rows a re-read of a whole-document trace added: their ID is marked."""
+        self.fresh_of: object = None
+        """The index whose rows :attr:`fresh` names: a rebuilt document's marks wait for its
+        index to be shown, and the old index's are not drawn on it."""
         self._ticker: Timer | None = None
         """Redraws the running calls each second; only while some are shown."""
         self.recent: RecentRows | None = None
@@ -124,11 +127,15 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         return calls[self.cursor - n] if n <= self.cursor < n + len(calls) else None
 
     def set_running(
-        self, calls: tuple[RunningCall, ...], fresh: frozenset[int] | None = None
+        self,
+        calls: tuple[RunningCall, ...],
+        fresh: frozenset[int] | None = None,
+        fresh_of: object = None,
     ) -> None:
-        """The running calls to draw (a snapshot from the follower), and rows to mark new."""
-        if fresh is not None and fresh != self.fresh:
-            self.fresh = fresh
+        """The running calls to draw (a snapshot from the follower), and rows to mark new (rows
+        of the index ``fresh_of``)."""
+        if fresh is not None and (fresh != self.fresh or fresh_of is not self.fresh_of):
+            self.fresh, self.fresh_of = fresh, fresh_of
             self._strips.clear()  # (the cells say which rows are fresh: _drawn stays right)
         if calls == self.running and fresh is None:
             return
@@ -286,7 +293,7 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
         recent = self.recent
         item = recent.get(row) if recent is not None and recent.index is index else index.get(row)
         cells = row_cells(index, row, item)
-        if row in self.fresh:  # new since the last re-read of a whole-document trace
+        if row in self.fresh and index is self.fresh_of:  # new since the last re-read
             cells[1] = Cell(cells[1].text, "new")
         badge = row == self.latest_failure
         key = (width, cursor, badge, tuple(cells))
