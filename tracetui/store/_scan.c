@@ -116,14 +116,37 @@ typedef struct {
     Py_ssize_t cid_off, cid_len, pid_off, pid_len;
 } IdSpan;
 
+/* The columns, in memory of our own while the GIL is released (grown there as rows come: counting
+ * the lines first cost a whole extra pass over the buffer), copied into bytearrays after. */
 typedef struct {
     int64_t *off, *len, *hid;
     int32_t *line, *exit, *slow;
     uint8_t *flag, *mark;
     IdSpan *idspan;
-    Py_ssize_t rows, nslow, lines, consumed;
+    Py_ssize_t rows, nslow, lines, consumed, cap;
     long long failed, truncated, hidden_sum, last_failed, exit_unknown;
+    int nomem;
 } Out;
+
+static void free_out(Out *o) {
+    PyMem_RawFree(o->off); PyMem_RawFree(o->len); PyMem_RawFree(o->hid); PyMem_RawFree(o->line);
+    PyMem_RawFree(o->exit); PyMem_RawFree(o->slow); PyMem_RawFree(o->flag); PyMem_RawFree(o->mark);
+    PyMem_RawFree(o->idspan);
+}
+
+/* Room for cap rows in every column; 0 when memory ran out (what was had is kept, to be freed). */
+static int grow_out(Out *o, Py_ssize_t cap) {
+#define GROW(field) do {                                                                   \
+        void *p_ = PyMem_RawRealloc(o->field, (size_t)cap * sizeof(*o->field));            \
+        if (!p_) return 0;                                                                 \
+        o->field = p_;                                                                     \
+    } while (0)
+    GROW(off); GROW(len); GROW(hid); GROW(line); GROW(exit); GROW(slow); GROW(flag); GROW(mark);
+    GROW(idspan);
+#undef GROW
+    o->cap = cap;
+    return 1;
+}
 
 /* The heavy part: runs with the GIL released (touches no Python object). */
 static void scan_lines(const unsigned char *data, const unsigned char *end, long long base_offset,
@@ -135,6 +158,10 @@ static void scan_lines(const unsigned char *data, const unsigned char *end, long
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) break;
         if (!is_blank(p, nl)) {
+            if (o->rows == o->cap && !grow_out(o, o->cap * 2)) {
+                o->nomem = 1;
+                break;
+            }
             Py_ssize_t r = o->rows++;
             o->off[r] = base_offset + (p - data);
             o->len[r] = nl - p;
@@ -187,39 +214,36 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     const unsigned char *data = buf.buf, *end = data + length;
     PyObject *offsets = NULL, *lengths = NULL, *line_idx = NULL, *hiddens = NULL, *exits = NULL;
     PyObject *flagcol = NULL, *markcol = NULL, *slow = NULL, *ids = NULL, *parents = NULL, *result = NULL;
-    IdSpan *idspan = NULL;
-
-    Py_ssize_t nlines = 0;
-    for (const unsigned char *q = data; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) nlines++;
-    offsets = PyByteArray_FromStringAndSize(NULL, nlines * 8);
-    lengths = PyByteArray_FromStringAndSize(NULL, nlines * 8);
-    line_idx = PyByteArray_FromStringAndSize(NULL, nlines * 4);
-    hiddens = PyByteArray_FromStringAndSize(NULL, nlines * 8);
-    exits = PyByteArray_FromStringAndSize(NULL, nlines * 4);
-    flagcol = PyByteArray_FromStringAndSize(NULL, nlines);
-    markcol = PyByteArray_FromStringAndSize(NULL, nlines);
-    slow = PyByteArray_FromStringAndSize(NULL, nlines * 4);
-    idspan = PyMem_RawMalloc(sizeof(IdSpan) * (size_t)(nlines ? nlines : 1));
-    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !markcol || !slow || !idspan) {
-        if (!idspan) PyErr_NoMemory();
+    Out o;
+    memset(&o, 0, sizeof(o));
+    o.last_failed = -1;
+    /* A first guess of the rows (lines of a trace run to hundreds of bytes); more room as needed. */
+    if (!grow_out(&o, length / 256 + 64)) {
+        PyErr_NoMemory();
         goto done;
     }
-    Out o = {
-        (int64_t *)PyByteArray_AS_STRING(offsets), (int64_t *)PyByteArray_AS_STRING(lengths),
-        (int64_t *)PyByteArray_AS_STRING(hiddens), (int32_t *)PyByteArray_AS_STRING(line_idx),
-        (int32_t *)PyByteArray_AS_STRING(exits), (int32_t *)PyByteArray_AS_STRING(slow),
-        (uint8_t *)PyByteArray_AS_STRING(flagcol), (uint8_t *)PyByteArray_AS_STRING(markcol), idspan, 0, 0, 0, 0, 0, 0, 0, -1, 0,
-    };
     Py_BEGIN_ALLOW_THREADS
     scan_lines(data, end, base_offset, first_line, max_line, &o);
     Py_END_ALLOW_THREADS
-
+    if (o.nomem) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    offsets = PyByteArray_FromStringAndSize((const char *)o.off, o.rows * 8);
+    lengths = PyByteArray_FromStringAndSize((const char *)o.len, o.rows * 8);
+    line_idx = PyByteArray_FromStringAndSize((const char *)o.line, o.rows * 4);
+    hiddens = PyByteArray_FromStringAndSize((const char *)o.hid, o.rows * 8);
+    exits = PyByteArray_FromStringAndSize((const char *)o.exit, o.rows * 4);
+    flagcol = PyByteArray_FromStringAndSize((const char *)o.flag, o.rows);
+    markcol = PyByteArray_FromStringAndSize((const char *)o.mark, o.rows);
+    slow = PyByteArray_FromStringAndSize((const char *)o.slow, o.nslow * 4);
+    if (!offsets || !lengths || !line_idx || !hiddens || !exits || !flagcol || !markcol || !slow) goto done;
     ids = PyList_New(o.rows);
     parents = PyList_New(0);
     if (!ids || !parents) goto done;
     for (Py_ssize_t r = 0; r < o.rows; r++) {
         PyObject *cid = Py_None;
-        IdSpan *sp = &idspan[r];
+        IdSpan *sp = &o.idspan[r];
         if (sp->cid_len >= 0) {
             cid = PyUnicode_DecodeUTF8((const char *)data + sp->cid_off, sp->cid_len, "strict");
             if (!cid) goto done;
@@ -235,19 +259,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             Py_DECREF(pair);
         }
     }
-    if (PyByteArray_Resize(offsets, o.rows * 8) < 0 || PyByteArray_Resize(lengths, o.rows * 8) < 0 ||
-        PyByteArray_Resize(line_idx, o.rows * 4) < 0 || PyByteArray_Resize(hiddens, o.rows * 8) < 0 ||
-        PyByteArray_Resize(exits, o.rows * 4) < 0 || PyByteArray_Resize(flagcol, o.rows) < 0 ||
-        PyByteArray_Resize(markcol, o.rows) < 0 ||
-        PyByteArray_Resize(slow, o.nslow * 4) < 0)
-        goto done;
     result = Py_BuildValue("(nnOOOOOOOOOLLLLLO)", o.consumed, o.lines, offsets, lengths, line_idx, hiddens,
                            exits, flagcol, slow, ids, parents, o.failed, o.truncated, o.hidden_sum,
                            o.last_failed, o.exit_unknown, markcol);
 done:
     Py_XDECREF(offsets); Py_XDECREF(lengths); Py_XDECREF(line_idx); Py_XDECREF(hiddens);
     Py_XDECREF(exits); Py_XDECREF(flagcol); Py_XDECREF(markcol); Py_XDECREF(slow); Py_XDECREF(ids); Py_XDECREF(parents);
-    PyMem_RawFree(idspan);
+    free_out(&o);
     PyBuffer_Release(&buf);
     return result;
 }

@@ -39,7 +39,7 @@ static void parse_string(Cur *c, Val *v) {
             int mask = _mm_movemask_epi8(hit);
             if (mask) {
                 p += __builtin_ctz((unsigned)mask);
-                break;
+                goto special; /* the byte at p is special: the word-wise search below would only say so again */
             }
             p += 16;
         }
@@ -56,6 +56,9 @@ static void parse_string(Cur *c, Val *v) {
         }
         while (p < end && !SPECIAL[*p]) p++;
         if (p >= end) break;
+#ifdef __SSE2__
+    special:;
+#endif
         unsigned char ch = *p;
         if (ch == '"') {
             if (v) {

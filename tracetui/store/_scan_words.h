@@ -20,11 +20,14 @@ static unsigned char HINT_BYTE[128];
 static uint32_t PAIR[65536];
 static uint64_t PAIR_BITS[1024];
 /* The walk looks at every STRIDE-th pair only: a word of STRIDE + 1 bytes or more holds, at one of
- * its first STRIDE offsets, a pair at such a position, whatever its own position. COVER has the
- * pairs at those offsets of every word; where one is seen, the STRIDE positions that could start
- * the word are checked exactly. STRIDE is the shortest word's length less one. */
-static uint64_t HINT_COVER[1024];
+ * its first STRIDE offsets, a pair at such a position, whatever its own position. OFFS[pair] has
+ * bit j set where the pair is at offset j of some word; where one is seen, the start that offset
+ * implies is checked exactly. STRIDE is the shortest word's length less one, eight at most. */
+static uint8_t HINT_OFFS[65536];
+static uint64_t HINT_COVER[1024]; /* one bit a pair of HINT_OFFS that is not 0 (8 KiB) */
 static int HINT_STRIDE = 1;
+/* A stride of eight at most: the offsets of a pair are the bits of one byte. */
+#define MAX_STRIDE 8
 
 static int bit(const uint64_t *bits, unsigned key) { return bits[key >> 6] >> (key & 63) & 1; }
 static void set_bit(uint64_t *bits, unsigned key) { bits[key >> 6] |= (uint64_t)1 << (key & 63); }
@@ -40,16 +43,34 @@ static int hint_at(const unsigned char *q, const unsigned char *end) {
     return 0;
 }
 
-static int has_hint(const unsigned char *s, Py_ssize_t n) {
-    const unsigned char *end = s + n;
-    const int stride = HINT_STRIDE;
-    for (const unsigned char *q = s + stride - 1; q + 1 < end; q += stride) {
-        if (!bit(HINT_COVER, (unsigned)q[0] << 8 | q[1])) continue;
-        for (const unsigned char *p = q - stride + 1 < s ? s : q - stride + 1; p <= q; p++)
-            if (hint_at(p, end)) return 1;
-    }
-    return 0;
+/* The two bytes at q as one number, in the machine's own order (one load); the tables below are
+ * filled through the same function, so their keys agree on any machine. */
+static inline unsigned pair_key(const unsigned char *q) {
+    uint16_t k;
+    memcpy(&k, q, 2);
+    return k;
 }
+
+/* The walk shared by both searches: at every stride-th pair, offs[pair] has bit j set where some
+ * word holds that pair at its offset j (j < stride), so the one start each bit implies is checked
+ * exactly by at(). Four pairs are looked up before a branch: in English text a pair of some word
+ * comes every few dozen bytes, and one branch per pair was mispredicted that often. */
+#define PAIR_WALK(s, n, stride, cover, offs, at)                                                 \
+    do {                                                                                         \
+        const unsigned char *end_ = (s) + (n);                                                    \
+        const Py_ssize_t st_ = (stride);                                                          \
+        for (const unsigned char *q_ = (s) + st_ - 1; q_ + 1 < end_; q_ += st_) {                 \
+            unsigned k_ = pair_key(q_);                                                           \
+            if (!(cover[k_ >> 6] >> (k_ & 63) & 1)) continue;                                     \
+            for (unsigned m_ = offs[k_]; m_; m_ &= m_ - 1) {                                      \
+                const unsigned char *p_ = q_ - __builtin_ctz(m_);                                 \
+                if (p_ >= (s) && at(p_, end_)) return 1;                                          \
+            }                                                                                     \
+        }                                                                                         \
+        return 0;                                                                                 \
+    } while (0)
+
+static int has_hint(const unsigned char *s, Py_ssize_t n) { PAIR_WALK(s, n, HINT_STRIDE, HINT_COVER, HINT_OFFS, hint_at); }
 
 /* Words without which no redaction rule can match (tracetui/model/marks.py SECRET_HINTS, set by
  * set_secret_hints), lower case, found whatever their case: SECRET_PAIR is indexed by the two
@@ -59,6 +80,7 @@ static char SECRETS[MAX_HINTS][64];
 static size_t SECRET_LENS[MAX_HINTS];
 static uint32_t SECRET_PAIR[65536];
 static uint64_t SECRET_BITS[1024];
+static uint8_t SECRET_OFFS[65536];
 static uint64_t SECRET_COVER[1024];
 static int SECRET_STRIDE = 1;
 static int NSECRETS = -1; /* never set: every row may hold a secret */
@@ -84,16 +106,8 @@ static int secret_at(const unsigned char *q, const unsigned char *end) {
  * U+0130, U+0131, U+017F, U+2100-U+213F). */
 static int may_hold_secret(const unsigned char *s, Py_ssize_t n, int speller) {
     if (NSECRETS < 0 || speller) return 1;
-    const unsigned char *end = s + n;
-    const int stride = SECRET_STRIDE;
-    for (const unsigned char *q = s + stride - 1; q + 1 < end; q += stride) {
-        if (!bit(SECRET_COVER, (unsigned)q[0] << 8 | q[1])) continue;
-        for (const unsigned char *p = q - stride + 1 < s ? s : q - stride + 1; p <= q; p++)
-            if (secret_at(p, end)) return 1;
-    }
-    return 0;
+    PAIR_WALK(s, n, SECRET_STRIDE, SECRET_COVER, SECRET_OFFS, secret_at);
 }
-
 
 static PyObject *set_hints(PyObject *self, PyObject *args) {
     PyObject *seq;
@@ -123,16 +137,22 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
         for (size_t i = 0; i < HINT_LENS[h]; i++)
             if ((unsigned char)HINTS[h][i] < 128) HINT_BYTE[(unsigned char)HINTS[h][i]] = 1;
     memset(PAIR_BITS, 0, sizeof(PAIR_BITS));
+    memset(HINT_OFFS, 0, sizeof(HINT_OFFS));
     memset(HINT_COVER, 0, sizeof(HINT_COVER));
     size_t shortest = 64;
     for (int h = 0; h < NHINTS; h++) shortest = HINT_LENS[h] < shortest ? HINT_LENS[h] : shortest;
     HINT_STRIDE = NHINTS ? (int)shortest - 1 : 1;
+    if (HINT_STRIDE > MAX_STRIDE) HINT_STRIDE = MAX_STRIDE;
     for (int h = 0; h < NHINTS; h++) {
         unsigned key = (unsigned)(unsigned char)HINTS[h][0] << 8 | (unsigned char)HINTS[h][1];
         PAIR[key] |= (uint32_t)1 << h;
         set_bit(PAIR_BITS, key);
         for (int j = 0; j < HINT_STRIDE; j++)
-            set_bit(HINT_COVER, (unsigned)(unsigned char)HINTS[h][j] << 8 | (unsigned char)HINTS[h][j + 1]);
+        {
+            unsigned key = pair_key((const unsigned char *)HINTS[h] + j);
+            HINT_OFFS[key] |= (uint8_t)(1u << j);
+            set_bit(HINT_COVER, key);
+        }
     }
     Py_DECREF(fast);
     Py_RETURN_NONE;
@@ -168,10 +188,12 @@ static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
     }
     memset(SECRET_PAIR, 0, sizeof(SECRET_PAIR));
     memset(SECRET_BITS, 0, sizeof(SECRET_BITS));
+    memset(SECRET_OFFS, 0, sizeof(SECRET_OFFS));
     memset(SECRET_COVER, 0, sizeof(SECRET_COVER));
     size_t shortest = 64;
     for (Py_ssize_t h = 0; h < n; h++) shortest = SECRET_LENS[h] < shortest ? SECRET_LENS[h] : shortest;
     SECRET_STRIDE = n ? (int)shortest - 1 : 1;
+    if (SECRET_STRIDE > MAX_STRIDE) SECRET_STRIDE = MAX_STRIDE;
     for (Py_ssize_t h = 0; h < n; h++) {
         for (int j = 0; j < SECRET_STRIDE; j++) {
             unsigned char a = (unsigned char)SECRETS[h][j], b = (unsigned char)SECRETS[h][j + 1];
@@ -180,7 +202,9 @@ static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
             for (int i = 0; i < 2; i++)
                 for (int k = 0; k < 2; k++) {
                     unsigned key = (unsigned)as[i] << 8 | bs[k];
-                    set_bit(SECRET_COVER, key);
+                    const unsigned char two[2] = {as[i], bs[k]};
+                    SECRET_OFFS[pair_key(two)] |= (uint8_t)(1u << j);
+                    set_bit(SECRET_COVER, pair_key(two));
                     if (j == 0) {
                         SECRET_PAIR[key] |= (uint32_t)1 << h;
                         set_bit(SECRET_BITS, key);
