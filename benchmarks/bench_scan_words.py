@@ -64,7 +64,8 @@ def main() -> int:
     parser.add_argument("--baseline", default="", help="a baseline _scan .so (default: none)")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if fastindex._scan is None:
+    compiled: Any = getattr(fastindex, "_scan", None)
+    if compiled is None:
         print("no compiled scanner", file=sys.stderr)
         return 1
     files = sorted(glob.glob(os.path.join(args.data, "*.jsonl*")))
@@ -73,7 +74,7 @@ def main() -> int:
         with open(path, "rb") as fh:
             members.append(fh.read())
     size = sum(len(m) for m in members)
-    scanners: dict[str, Any] = {"new": fastindex._scan}
+    scanners: dict[str, Any] = {"new": compiled}
     if args.baseline:
         scanners = {"baseline": load_scanner(args.baseline), **scanners}
     best: dict[str, tuple[float, float]] = {}
