@@ -16,6 +16,7 @@ from cache_runs import cold, private_cache, spy_reads, state, warm, write
 from records import encode_line, tool
 
 from tracetui import importers
+from tracetui.importers._common import record_line
 from tracetui.store import build, cache, cache_parts, fastindex
 from tracetui.store.build import build_index
 from tracetui.store.id_registry import IdRegistry
@@ -194,10 +195,11 @@ def test_odd_source_lines_are_read_as_the_parsed_rows_read_them(
         {**tool(f"x{k}"), "schema": "import/claude-code", **w} for k, w in enumerate(ODD_WHERE)
     ]
 
-    def convert(path: str, fmt: str) -> Iterator[dict[str, Any]]:
-        yield from records
+    def convert_lines(path: str, fmt: str) -> Iterator[tuple[dict[str, Any], bytes]]:
+        for record in records:
+            yield record_line(record)
 
-    monkeypatch.setattr(importers, "convert", convert)
+    monkeypatch.setattr(importers, "convert_lines", convert_lines)
     ix = build._build(run, None, None, [])
     assert len(ix) == len(records)
     kept, parsed = _both_ways(ix)

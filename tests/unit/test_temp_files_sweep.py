@@ -32,14 +32,14 @@ from tracetui import importers
 from tracetui.store.build import build_index
 from tracetui.store.runset import open_paths
 
-real = importers.convert
+real = importers.convert_lines  # what the index's import reads records from
 
 def stuck(path, fmt):
     yield from real(path, fmt)
     open(sys.argv[1], "w").close()
     time.sleep(120)
 
-importers.convert = stuck
+importers.convert_lines = stuck
 build_index(open_paths([{str(CODEX)!r}])[0])
 """
 
