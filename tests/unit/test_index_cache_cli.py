@@ -23,6 +23,7 @@ from cache_runs import (
 )
 
 from tracetui import cli
+from tracetui.commands import common
 from tracetui.store import build, cache
 from tracetui.store.index import RunIndex
 
@@ -61,21 +62,27 @@ def test_the_cache_can_be_switched_off(
     assert on == off
 
 
+@pytest.mark.parametrize("named", ["base-file", "folder"])
 def test_a_warm_summary_is_the_cold_one_without_indexing(
     home: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsysbinary: pytest.CaptureFixture[bytes],
+    named: str,
 ) -> None:
+    """Named by its base file or by the folder holding it (a folder of one run is that run:
+    before, only a file's summary was taken from the cache, a folder's was indexed again)."""
     base = make_set(tmp_path / "run")
-    assert cli.main(["summary", "--json", str(base)]) == 0
+    path = str(base if named == "base-file" else base.parent)
+    assert cli.main(["summary", "--json", path]) == 0
     first = capsysbinary.readouterr().out
 
     def no_build(*_a: Any, **_k: Any) -> RunIndex:
         raise AssertionError("indexed again")
 
     monkeypatch.setattr(build, "build_index", no_build)
-    assert cli.main(["summary", "--json", str(base)]) == 0
+    monkeypatch.setattr(common, "build_index", no_build)
+    assert cli.main(["summary", "--json", path]) == 0
     assert capsysbinary.readouterr().out == first
 
 

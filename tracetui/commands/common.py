@@ -8,7 +8,7 @@ from tracetui.errors import UsageError
 from tracetui.model.text import neutralize_line
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
-from tracetui.store.runset import RunSetError, open_paths
+from tracetui.store.runset import Run, RunSetError, open_paths
 
 
 def batch_mode() -> None:
@@ -32,6 +32,11 @@ def load_runs(paths: list[str]) -> list[RunIndex]:
         runs = open_paths(paths)
     except RunSetError as exc:
         raise UsageError(str(exc)) from None
+    return index_runs(runs)
+
+
+def index_runs(runs: list[Run]) -> list[RunIndex]:
+    """Index runs already opened (``open_paths``); their notes go to stderr as load_runs's."""
     indexes = []
     for run in runs:
         index = build_index(run)

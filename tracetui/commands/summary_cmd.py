@@ -7,7 +7,6 @@ written through :func:`tracetui.model.text.dump_json` (C1, bidi, zero-width esca
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from tracetui.commands.latest import add_latest_options, session_paths
 
 if TYPE_CHECKING:
     from tracetui.store.index import RunIndex
+    from tracetui.store.runset import Run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,21 +27,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from tracetui.errors import UsageError
     from tracetui.model.text import dump_json, neutralize_line, quote_argv
     from tracetui.store import cache_results as kept_results
+    from tracetui.store.runset import RunSetError, open_paths
 
     paths = session_paths(args, args.paths, "summary")
-    kept = _kept_output(paths) if args.json else None
+    try:  # listed once (a folder of thousands of runs is not listed again to index them)
+        runs = open_paths(paths)
+    except RunSetError as exc:
+        raise UsageError(str(exc)) from None
+    kept = _kept_output(runs) if args.json else None
     if kept is not None:
         sys.stdout.buffer.write(kept + b"\n")
         return 0
     # Imported only now: a kept summary needs neither the index nor the analysis modules.
     from tracetui.analysis.summary import merge, summarize
     from tracetui.analysis.trends import trend_summary
-    from tracetui.commands.common import batch_mode, load_runs
+    from tracetui.commands.common import batch_mode, index_runs
 
     batch_mode()
-    indexes = load_runs(paths)
+    indexes = index_runs(runs)
     one = indexes[0] if len(indexes) == 1 else None
     result = merge([_summary(ix, summarize, keep=one is None) for ix in indexes])
     # One trend over all runs, after the merge; a single run's is kept with its index.
@@ -91,19 +97,13 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kept_output(paths: list[str]) -> bytes | None:
-    """``summary --json`` of one unchanged run file, as an earlier summary of the same files
-    printed it (tracetui/store/cache.py): the run is not indexed at all. None when not kept."""
+def _kept_output(runs: list[Run]) -> bytes | None:
+    """``summary --json`` of one unchanged run (a file, a rotated set or a folder holding one
+    run), as an earlier summary of the same files printed it (tracetui/store/cache.py): the run
+    is not indexed at all. None when not kept, or for several runs."""
     from tracetui.model.text import neutralize_line
     from tracetui.store import cache_results as kept_results
-    from tracetui.store.runset import RunSetError, open_paths
 
-    if len(paths) != 1 or os.path.isdir(paths[0]):
-        return None  # a folder is listed once, by load_runs
-    try:
-        runs = open_paths(paths)
-    except RunSetError:
-        return None  # load_runs says why, with the exit status
     if len(runs) != 1:
         return None
     run = runs[0]
