@@ -27,7 +27,7 @@ from tracetui.store.cache import (
     state_of,
     worth_caching,
 )
-from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded, size_cap
+from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded, size_cap, touch
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:
@@ -100,3 +100,42 @@ def _read_results(path: str, state: str) -> dict[str, Any]:
     if not isinstance(got.get("values"), dict) or not isinstance(got.get("notes"), list):
         return {}
     return got
+
+
+# ------------------------------------------------------------------ bulky values, own file
+def keep_blob(index: RunIndex, suffix: str, payload: bytes) -> bool:
+    """Keep ``payload`` as ``<run key>.<suffix>`` for the files ``index`` was built from: for a
+    value too big for the results file every warm ``summary`` reads (the viewer's id table).
+    False when not kept (no state, cache off, over the cap, not writable)."""
+    state = state_of(index)
+    folder = cache_folder() if state is not None and enabled() else None
+    if folder is None or state is None:
+        return False
+    head = orjson.dumps({"version": VERSION, "state": state, "notes": index.run.notes})
+    return atomic_write(
+        os.path.join(folder, f"{run_key(index.run)}.{suffix}"), [head, b"\n", payload]
+    )
+
+
+def recall_blob(index: RunIndex, suffix: str) -> bytes | None:
+    """What :func:`keep_blob` kept under ``suffix`` for exactly the files ``index`` was built
+    from (and the same notes), or None; its first line is checked, the rest is the caller's."""
+    state = state_of(index)
+    folder = cache_folder() if state is not None and enabled() else None
+    if folder is None:
+        return None
+    path = os.path.join(folder, f"{run_key(index.run)}.{suffix}")
+    data = read_bounded(path, size_cap())
+    if data is None:
+        return None
+    cut = data.find(b"\n")
+    try:
+        head = orjson.loads(data[:cut]) if cut > 0 else None
+    except ValueError:
+        return None
+    if not isinstance(head, dict) or head.get("version") != VERSION:
+        return None
+    if head.get("state") != state or head.get("notes") != index.run.notes:
+        return None
+    touch(path)  # used: the sweep removes the least recently used first
+    return data[cut + 1 :]

@@ -1,0 +1,208 @@
+"""The viewer's id table (:class:`tracetui.store.ids.IdTable`) kept beside a run's persistent
+index, so a warm open of a million ids does not sort them again (~1 s on the indexing thread).
+
+Kept as ``<run key>.ids`` (:func:`tracetui.store.cache_results.keep_blob`: given back only for
+the exact files the index was built from, and the same notes): a JSON line of the table's
+fields, then its sorted keys one a line (a key is neutralised text: never a newline). Read as
+hostile input: every field's type, the row and id counts, and the keys' order are checked, and
+anything off means the table is built again. :mod:`tracetui.store.ids` checks how the fields
+agree with each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from operator import le
+from typing import Any, cast
+
+import orjson
+
+from tracetui.store import cache_results
+from tracetui.store.ids_table import IdTable, _common_prefix, _split
+from tracetui.store.index import RunIndex
+
+KEEP_FROM = 20_000
+"""Distinct ids from which a table is worth keeping (fewer are built in a few milliseconds)."""
+SUFFIX = "ids"
+
+
+@dataclass(frozen=True, slots=True)
+class KeptTable:
+    """What a table needs to answer for the rows it was built from."""
+
+    rows: int
+    keys: list[str]
+    low: str | None
+    high: str | None
+    shared: int
+    ending: str | None
+    tail: int
+    others: int
+    """How many ids are not recorder ids."""
+
+
+def keep(index: RunIndex, kept: KeptTable) -> bool:
+    """Keep ``kept`` for the files ``index`` was built from; False when not kept."""
+    fields = {
+        "rows": kept.rows,
+        "count": len(kept.keys),
+        "low": kept.low,
+        "high": kept.high,
+        "shared": kept.shared,
+        "ending": kept.ending,
+        "tail": kept.tail,
+        "others": kept.others,
+    }
+    try:
+        head = orjson.dumps(fields)
+        body = "\n".join(kept.keys).encode()
+    except (TypeError, UnicodeEncodeError):  # a lone surrogate: not kept
+        return False
+    return cache_results.keep_blob(index, SUFFIX, b"".join([head, b"\n", body]))
+
+
+def recall(index: RunIndex, rows: int, distinct: int) -> KeptTable | None:
+    """The table kept for the files of ``index`` when it was made from exactly ``rows`` rows
+    holding ``distinct`` ids, and its keys are in order; else None."""
+    blob = cache_results.recall_blob(index, SUFFIX)
+    if blob is None:
+        return None
+    cut = blob.find(b"\n")
+    try:
+        head = orjson.loads(blob[:cut]) if cut > 0 else None
+        text = blob[cut + 1 :].decode()
+    except ValueError:  # orjson's error and UnicodeDecodeError are both ValueErrors
+        return None
+    if not isinstance(head, dict) or not _fields_ok(head):
+        return None
+    keys = text.split("\n") if text else []
+    if head["rows"] != rows or head["count"] != distinct or len(keys) != distinct:
+        return None
+    if not all(map(le, keys, islice(keys, 1, None))):
+        return None
+    return KeptTable(
+        rows,
+        keys,
+        head["low"],
+        head["high"],
+        head["shared"],
+        head["ending"],
+        head["tail"],
+        head["others"],
+    )
+
+
+def _fields_ok(head: dict[str, Any]) -> bool:
+    counts = ("rows", "count", "shared", "tail", "others")
+    if not all(type(head.get(k)) is int and head[k] >= 0 for k in counts):
+        return False
+    texts = ("low", "high", "ending")
+    return all(k in head and (head[k] is None or type(head[k]) is str) for k in texts)
+
+
+class RecalledTable(IdTable):
+    """A table restored from the cache for the first ``rows`` of an index: whether an id is one of its rows is asked of the index's id registry (an id's
+    first row is below ``rows``) instead of a million-entry dict of its own, and the kinds of
+    its ids (needed only when a new id moves the shared prefix or ending) are worked out again
+    from the id column only then. New rows are taken in as a built table takes them."""
+
+    def __init__(self, column: list[str | None], first: dict[str, int], kept: KeptTable) -> None:
+        self._column = column
+        """The index's id column (append-only; its first ``rows`` are final)."""
+        self._first = first
+        """The index's registry: id → first row (settled past every row taken in)."""
+        self._owed_rows = 0
+        """Rows whose ids' kinds are not in ``_stamp_keys`` / ``_others`` yet."""
+        self._owed_others = 0
+        super().__init__()
+        self.rows = kept.rows
+        self._keys = kept.keys
+        self._low, self._high, self._ending = kept.low, kept.high, kept.ending
+        self._shared, self._tail = kept.shared, kept.tail
+        self._owed_rows, self._owed_others = kept.rows, kept.others
+
+    def extend(self, ids: Sequence[str | None]) -> None:
+        before = self.rows
+        raw = dict.fromkeys(ids)
+        raw.pop(None, None)
+        raw.pop("", None)
+        first = self._first
+        self._take(
+            [cid for cid in cast("dict[str, None]", raw) if first.get(cid, before) >= before]
+        )
+        self.rows = before + len(ids)
+
+    def _has(self, cid: str) -> bool:
+        return self._first.get(cid, self.rows) < self.rows
+
+    def _others_count(self) -> int:
+        return len(self._others) + self._owed_others
+
+    def _parts(self) -> tuple[list[str], list[str]]:
+        if self._owed_rows:
+            known = dict.fromkeys(self._column[: self._owed_rows])
+            known.pop(None, None)
+            known.pop("", None)
+            stamp_keys, others = _split(cast("list[str]", list(known)))
+            self._stamp_keys[:0] = stamp_keys
+            self._others[:0] = others
+            self._owed_rows = self._owed_others = 0
+        return self._stamp_keys, self._others
+
+
+def kept_of(table: IdTable) -> KeptTable:
+    return KeptTable(
+        table.rows,
+        table._keys,
+        table._low,
+        table._high,
+        table._shared,
+        table._ending,
+        table._tail,
+        table._others_count(),
+    )
+
+
+def agrees(kept: KeptTable) -> bool:
+    """Whether the fields of a kept table agree with each other as a built table's do."""
+    if kept.others == 0:
+        none = kept.low is None and kept.high is None and kept.ending is None
+        return none and kept.shared == kept.tail == 0
+    low, high, ending = kept.low, kept.high, kept.ending
+    if low is None or high is None or ending is None or kept.others > len(kept.keys):
+        return False
+    return (
+        low <= high
+        and kept.shared == _common_prefix(low, high)
+        and low.endswith(ending)
+        and high.endswith(ending)
+        and kept.tail == (len(ending) if kept.others > 1 else 0)
+    )
+
+
+def _distinct(first: dict[str, int]) -> int:
+    """Distinct ids a table of the rows ``first`` registers holds (it leaves out ``""``)."""
+    return len(first) - ("" in first)
+
+
+def recalled(index: RunIndex, first: dict[str, int], n: int) -> IdTable | None:
+    """The table of rows ``0 … n`` kept with the run's cached index, when it is there and
+    checks out; the registry must hold exactly those rows' ids (a frozen, settled index)."""
+    distinct = _distinct(first)
+    if distinct < KEEP_FROM:
+        return None
+    kept = recall(index, n, distinct)
+    if kept is None or not agrees(kept):
+        return None
+    return RecalledTable(index.ids, first, kept)
+
+
+def built(index: RunIndex, first: dict[str, int], n: int) -> IdTable:
+    """The table of rows ``0 … n`` built from the id column, kept for the next open when it
+    is big and the registry holds exactly its ids (nothing committed past ``n`` meanwhile)."""
+    table = IdTable(index.ids[:n])
+    if len(table._keys) >= KEEP_FROM and _distinct(first) == len(table._keys):
+        keep(index, kept_of(table))
+    return table
