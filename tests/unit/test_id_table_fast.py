@@ -19,7 +19,7 @@ from tracetui.store import ids_kept
 from tracetui.store.build import build_index
 from tracetui.store.id_registry import IdRegistry
 from tracetui.store.ids import IdTable, table_for
-from tracetui.store.ids_kept import RecalledTable, kept_of
+from tracetui.store.ids_kept import RegistryTable, from_registry, kept_of
 from tracetui.store.runset import open_path
 
 Column = list[str | None]
@@ -95,7 +95,7 @@ def test_restored_table_answers_as_a_built_one(shape: str, seed: int) -> None:
     kept = kept_of(built)
     # The index registers rows as they are committed, ahead of the table (a follower's rows).
     first = registry_first(ids, cuts[1] if len(cuts) > 1 else at)
-    restored = RecalledTable(ids, first, kept)
+    restored = RegistryTable(ids, first, kept)
     assert answers(restored, asked) == answers(built, asked)
     for start, stop in itertools.pairwise(cuts):
         reg = IdRegistry()
@@ -106,6 +106,27 @@ def test_restored_table_answers_as_a_built_one(shape: str, seed: int) -> None:
         assert restored.rows == built.rows == stop
         assert answers(restored, asked) == answers(built, asked)
         assert restored._keys == built._keys
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("ahead", [0, 7], ids=["registry-at-n", "registry-ahead"])
+def test_a_table_made_from_the_registry_answers_as_one_built_from_the_column(
+    shape: str, ahead: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ids_kept, "KEEP_FROM", 1)
+    rnd = random.Random(len(shape))
+    ids = column(shape, 300, rnd)
+    n = len(ids) - ahead
+    first = registry_first(ids, len(ids))
+    made = from_registry(ids, first, n)
+    if max(first.values(), default=0) >= n or not first.keys() - {""}:
+        assert made is None  # ids of rows past n in the registry, or none at all: not used
+        return
+    assert made is not None
+    built = IdTable(ids[:n])
+    asked = [*dict.fromkeys(ids), "nope", None]
+    assert answers(made, asked) == answers(built, asked)
+    assert made._keys == built._keys and kept_of(made) == kept_of(built)
 
 
 # (case id, ids kept, ids that come later: one moves the shared prefix, so the table rebuilds)
@@ -129,7 +150,7 @@ REBUILDS: list[tuple[str, Column, Column]] = [
 def test_restored_table_rebuilds_as_a_built_one(early: Column, late: Column) -> None:
     ids = early + late
     built = IdTable(early)
-    restored = RecalledTable(ids, registry_first(ids, len(ids)), kept_of(built))
+    restored = RegistryTable(ids, registry_first(ids, len(ids)), kept_of(built))
     asked = [*ids, "nope"]
     for row in range(len(early), len(ids)):  # one row at a time, as a follower brings them
         built.extend(ids[row : row + 1])
@@ -167,9 +188,9 @@ def kept_file(home: Path) -> Path:
 def test_warm_open_restores_the_table_kept_by_the_cold_one(home: Path, tmp_path: Path) -> None:
     path = ids_run(tmp_path / "run", 300)
     cold, ids = open_table(path)
-    assert type(cold) is IdTable and kept_file(home).stat().st_size > 0
+    assert type(cold) is RegistryTable and kept_file(home).stat().st_size > 0
     warm, _ = open_table(path)
-    assert type(warm) is RecalledTable
+    assert type(warm) is RegistryTable and warm._owed_rows == len(ids)  # restored
     asked = [*dict.fromkeys(ids), "nope", None]
     assert answers(warm, asked) == answers(cold, asked)
 
@@ -226,7 +247,7 @@ def test_a_kept_file_that_does_not_check_out_is_not_used(
     assert bad != good
     kept.write_bytes(bad)
     warm, _ = open_table(path)
-    assert type(warm) is IdTable  # built again (and kept again)
+    assert type(warm) is RegistryTable and warm._owed_rows == 0  # built again (and kept again)
     asked = [*dict.fromkeys(ids), "nope", None]
     assert answers(warm, asked) == answers(cold, asked)
     assert kept.read_bytes() == good

@@ -70,7 +70,7 @@ def table_for(index: RunIndex) -> IdTable:
             table = ids_kept.recalled(index, first, n) or ids_kept.built(index, first, n)
             _tables[index] = table
         elif table.rows < n:
-            if isinstance(table, ids_kept.RecalledTable):
+            if isinstance(table, ids_kept.RegistryTable):
                 index.settle_ids()  # it reads the registry for every row it holds
             table.extend(index.ids[table.rows : n])
         return table
