@@ -47,7 +47,7 @@ COLUMNS = (
 BLOBS = len(COLUMNS) + 3
 _SCANNER_ORDER = (0, 1, 2, 5, 4, 3)
 """The first six columns in the order of the scanner's result tuple (offsets, lengths, line
-numbers, hidden, exits, flags: see ``RunIndex._append_batch``); the marks come last in it."""
+numbers, hidden, exits, flags: see ``RowTable.append_batch``); the marks come last in it."""
 _MARKS = 6
 _IDS = len(COLUMNS)
 """Columns, then the ids (JSON), then the parent links: their rows (``array("i")``, rows of
@@ -250,7 +250,7 @@ def restore_items(part: Part, fd: int) -> list[Item]:
     cols = part.blobs
     bad: list[tuple[int, bool]] = [(k, complete) for k, complete in meta["bad"]]
     links = _stretch_links(meta["link_counts"], _starts(bad), meta["link_rows"], meta["parents"])
-    # The scanner's totals, in the order of its result tuple (see RunIndex._append_batch).
+    # The scanner's totals, in the order of its result tuple (see RowTable.append_batch).
     totals = (meta["failed"], meta["truncated"], meta["hidden"], meta["exit_unknown"])
     items: list[Item] = []
     start = 0

@@ -21,36 +21,20 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from itertools import repeat
 
-from tracetui.model.flags import BAD, FAILED, NO_EXIT, NO_VALUE
-from tracetui.model.marks import ALL as ALL_MARKS
+from tracetui.model.flags import NO_EXIT, NO_VALUE
 from tracetui.model.spans import Facts, Span
 from tracetui.store import fastindex, gz
-from tracetui.store.fastindex import Batch, Item
+from tracetui.store.fastindex import Item
 from tracetui.store.id_registry import IdRegistry, OwedIdRows
 from tracetui.store.linefiles import LineFiles
-from tracetui.store.members import IndexedMember, Snapshot, Stats
-from tracetui.store.reader import (
-    MAX_LINE,
-    BadLine,
-    RawLine,
-    is_blank,
-    iter_lines,
-    open_member,
-    parse_facts,
-)
+from tracetui.store.members import IndexedMember, Snapshot
+from tracetui.store.reader import BadLine, RawLine, is_blank, iter_lines, open_member, parse_facts
 from tracetui.store.row_cache import RowCache
-from tracetui.store.row_columns import (
-    count_span,
-    facts_columns,
-    find_flag,
-    row_of_offset,
-    source_line,
-)
+from tracetui.store.row_columns import find_flag, row_of_offset, source_line
+from tracetui.store.row_table import RowTable
 from tracetui.store.runset import Member, Run
 
 _CLAMPED = (2**31 - 1, -(2**31) + 1)
@@ -63,25 +47,27 @@ class RunIndex:
     def __init__(self, run: Run, *, cache_size: int = 512) -> None:
         self.run = run
         self.members: list[IndexedMember] = []
-        self.member_no = array("H")
-        self.offset = array("q")
-        self.length = array("q")
-        self.line_no = array("i")
-        self.flags = array("B")
-        self.marks = array("B")
+        rows = self._rows = RowTable()
+        # The table's columns are the index's own (the same objects), read without the lock.
+        self.member_no = rows.member_no
+        self.offset = rows.offset
+        self.length = rows.length
+        self.line_no = rows.line_no
+        self.flags = rows.flags
+        self.marks = rows.marks
         """Per row, which lint rules may need to read it (:mod:`tracetui.model.marks`)."""
-        self.exit = array("i")
-        self.hidden = array("q")
-        self.ids: list[str | None] = []
-        self.parent_ids: dict[int, str] = {}
+        self.exit = rows.exit
+        self.hidden = rows.hidden
+        self.ids = rows.ids
+        self.parent_ids = rows.parent_ids
         """Row → parent id, only for rows that name a parent (look up; iterate :meth:`links`)."""
         self._ids = IdRegistry()
         """Command id → rows (read through :attr:`id_rows` and :attr:`duplicates`)."""
         self.source_lines: dict[int, int] | None = None
         """For an imported trace converted whole: line of the converted copy → line in the
         original file, for the rows whose record says where it came from (see :meth:`location`)."""
-        self.bad: dict[int, BadLine] = {}
-        self.stats = Stats()
+        self.bad = rows.bad
+        self.stats = rows.stats
         self.latest_failure: int | None = None
         """Row of the latest failure (committed rows only)."""
         self.generation = 0
@@ -89,10 +75,7 @@ class RunIndex:
         self.partial = False
         """True for a peek (:func:`tracetui.store.build.peek_index`): only the newest rows."""
         self._committed = 0
-        self._links: list[tuple[int, str]] = []
-        """``(row, parent id)`` in the order rows were filled (append-only)."""
         self._links_committed = 0
-        self._latest_pending: int | None = None
         self._cache = RowCache(cache_size)
         self._lock = threading.RLock()
         self._temps: list[str] = []
@@ -178,26 +161,9 @@ class RunIndex:
         if parsed is None:
             parsed = parse_facts(raw, im.member.path)
         with self._lock:
-            row = self._append_line(mno, raw, parsed)
+            row = self._rows.append_line(mno, im, raw, parsed)
             self._register_ids(row, row + 1)
             self._commit()
-        return row
-
-    def _append_line(self, mno: int, raw: RawLine, parsed: Facts | BadLine) -> int:
-        im = self.members[mno]
-        row = len(self.flags)
-        self.member_no.append(mno)
-        self.offset.append(raw.offset)
-        self.length.append(raw.length)
-        self.line_no.append(raw.line_no)
-        self.flags.append(0)
-        self.marks.append(ALL_MARKS)  # read line by line: the scanner did not judge it
-        self.exit.append(NO_EXIT)
-        self.hidden.append(NO_VALUE)
-        self.ids.append(None)
-        self._fill_row(row, parsed, sidecar=im.member.number < 0)
-        im.lines = max(im.lines, raw.line_no)
-        im.size = max(im.size, raw.offset + raw.length + (1 if raw.complete else 0))
         return row
 
     def append(self, mno: int, items: Iterable[Item], *, register: bool = True) -> int:
@@ -212,100 +178,20 @@ class RunIndex:
             if isinstance(item, RawLine):
                 if is_blank(item):
                     continue
-                parsed = parse_facts(item, self.members[mno].member.path)
+                im = self.members[mno]
+                parsed = parse_facts(item, im.member.path)
                 with self._lock:
-                    row = self._append_line(mno, item, parsed)
+                    row = self._rows.append_line(mno, im, item, parsed)
                     if register:
                         self._register_ids(row, row + 1)
                     self._commit()
                 continue
             with self._lock:
-                self._append_batch(mno, item, register=register)
+                row0, n = self._rows.append_batch(mno, self.members[mno], item)
+                if register and n:
+                    self._register_ids(row0, row0 + n)
                 self._commit()
         return len(self) - before
-
-    def _append_batch(self, mno: int, batch: Batch, *, register: bool) -> None:
-        res = batch.result  # the scanner's columns, in the order _scan.c builds them
-        offsets, lengths, line_nos, hidden, exits, flags, slow, ids, parents = res[2:11]
-        failed, truncated, hidden_sum, last_failed, exit_unknown = res[11:16]
-        im = self.members[mno]
-        n = len(ids)
-        if n:
-            row0 = len(self.flags)
-            self.member_no.frombytes(array("H", (mno,)).tobytes() * n)  # not n boxed ints
-            self.offset.frombytes(offsets)
-            self.length.frombytes(lengths)
-            self.line_no.frombytes(line_nos)
-            self.hidden.frombytes(hidden)
-            self.exit.frombytes(exits)
-            self.flags.frombytes(flags)
-            if len(res) > 16:
-                self.marks.frombytes(res[16])
-            else:  # rows restored without their marks: every rule reads them
-                self.marks.extend(repeat(ALL_MARKS, n))
-            self.ids.extend(ids)
-            stats = self.stats
-            stats.spans += n - len(batch.slow_lines)
-            stats.failed += failed
-            stats.exit_unknown += exit_unknown
-            stats.truncated += truncated
-            stats.hidden_bytes += hidden_sum
-            if last_failed >= 0:
-                self._latest_pending = row0 + last_failed
-            self._link_batch(row0, parents)
-            slow_rows = array("i")
-            slow_rows.frombytes(slow)
-            path = im.member.path
-            for k, data in zip(slow_rows, batch.slow_lines, strict=True):
-                row = row0 + k
-                length = self.length[row]
-                raw = RawLine(
-                    self.line_no[row],
-                    self.offset[row],
-                    length,
-                    data if length <= MAX_LINE else None,
-                )
-                self._fill_row(row, parse_facts(raw, path), sidecar=False)
-            if register:
-                self._register_ids(row0, row0 + n)
-        im.size = max(im.size, fastindex.batch_end(batch))
-        im.lines = max(im.lines, fastindex.batch_last_line(batch))
-
-    def _fill_row(self, row: int, parsed: Facts | BadLine, *, sidecar: bool) -> None:
-        """Set an appended row's columns and count it (ids are registered by _register_ids)."""
-        if isinstance(parsed, BadLine):
-            self.flags[row] = BAD
-            self.hidden[row] = 0
-            self.bad[row] = parsed
-            self.stats.bad_lines += 1
-            return
-        flags, self.exit[row], self.hidden[row] = facts_columns(parsed, sidecar=sidecar)
-        self.flags[row] = flags
-        # Re-runs from the sidecar are rows (they belong in chains) but not facts about the trace.
-        if not sidecar:
-            count_span(self.stats, flags, parsed.hidden_bytes)
-            if flags & FAILED and (self._latest_pending is None or row > self._latest_pending):
-                self._latest_pending = row
-        self.ids[row] = parsed.command_id
-        if parsed.parent_command_id is not None:
-            self._link(row, parsed.parent_command_id)
-
-    def _link_batch(self, row0: int, parents: list[tuple[int, str]]) -> None:
-        """Link a batch's rows (``(row - row0, parent id)``, new rows, in the batch's order)."""
-        linked = {row0 + k: pid for k, pid in parents}
-        # Rows from row0 on are new, so none is linked yet: once each is named once, the links
-        # go in at C speed, in the same order _link would have listed them.
-        if len(linked) == len(parents) and (not linked or min(linked) >= row0):
-            self._links.extend(linked.items())
-            self.parent_ids.update(linked)
-            return
-        for k, pid in parents:
-            self._link(row0 + k, pid)
-
-    def _link(self, row: int, pid: str) -> None:
-        if row not in self.parent_ids:  # a patched slow row may be linked twice: list it once
-            self._links.append((row, pid))
-        self.parent_ids[row] = pid
 
     def register_all(self, start: int = 0) -> None:
         """Register the command ids of rows from ``start`` (after ``append(register=False)``)."""
@@ -358,8 +244,8 @@ class RunIndex:
 
     def _commit(self) -> None:
         """Publish the rows appended so far (the caller holds the lock): the last step."""
-        self.latest_failure = self._latest_pending
-        self._links_committed = len(self._links)
+        self.latest_failure = self._rows.latest_pending
+        self._links_committed = len(self._rows.links)
         self.generation += 1
         self._committed = len(self.flags)
 
@@ -412,7 +298,7 @@ class RunIndex:
         order rows were filled, which is row order except around rows patched in a batch.
         """
         with self._lock:
-            return self._links[start : self._links_committed]
+            return self._rows.links[start : self._links_committed]
 
     def get(self, row: int) -> Span | BadLine:
         """The parsed row (cached); a vanished member yields a BadLine saying so."""
