@@ -281,15 +281,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_scan", "The index's
 
 PyMODINIT_FUNC PyInit__scan(void) {
     init_tables();
-    int fill[MAX_KEY_LEN] = {0};
-    for (int n = 0; n < MAX_KEY_LEN; n++) BUCKET[n][0] = -1;
-    for (int k = 0; k < K_COUNT; k++) {
-        size_t n = strlen(KEY_NAMES[k]);
-        BUCKET[n][fill[n]++] = k;
-        BUCKET[n][fill[n]] = -1;
-        KEY_HEAD[k] = 0;
-        memcpy(&KEY_HEAD[k], KEY_NAMES[k], n < 8 ? n : 8);
-    }
+    init_keys();
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "FAILED", F_FAILED) < 0 ||

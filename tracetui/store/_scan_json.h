@@ -123,6 +123,37 @@ static void parse_string(Cur *c, Val *v) {
     c->ok = 0;
 }
 
+/* parse_string, first trying the commonest case inline: a string of plain ASCII that closes within
+ * sixteen bytes (most keys, and short values), where the call and its loops cost more than the
+ * work. Anything else (a longer string, an escape, a control, a byte from 0x80) goes the whole way. */
+static inline void read_string(Cur *c, Val *v) {
+#ifdef __SSE2__
+    if (c->end - c->p >= 17) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(c->p + 1));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                   _mm_cmplt_epi8(w, _mm_set1_epi8(0x20)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) {
+            int n = __builtin_ctz(mask);
+            if (c->p[1 + n] == '"') {
+                if (v) {
+                    v->kind = V_STR;
+                    v->s = c->p + 1;
+                    v->slen = n;
+                    v->dlen = n;
+                    v->escaped = 0;
+                    v->letter_escape = 0;
+                }
+                c->p += n + 2;
+                return;
+            }
+        }
+    }
+#endif
+    parse_string(c, v);
+}
+
 /* A number whose magnitude may pass a double's (1e400, 400 digits): orjson refuses such a line,
  * so the line goes to Python, which says why. Generous: a number near the edge goes too. */
 #define DOUBLE_DIGITS 300
@@ -190,7 +221,7 @@ static void parse_container(Cur *c, int depth, char close) {
         skip_ws(c);
         if (close == '}') {
             if (c->p >= c->end || *c->p != '"') { c->ok = 0; return; }
-            parse_string(c, NULL);
+            read_string(c, NULL);
             if (!c->ok) return;
             skip_ws(c);
             if (c->p >= c->end || *c->p != ':') { c->ok = 0; return; }
@@ -214,7 +245,7 @@ static void parse_value(Cur *c, Val *v, int depth) {
     if (v) v->kind = V_OTHER;
     switch (ch) {
     case '"':
-        parse_string(c, v);
+        read_string(c, v);
         return;
     case '{':
         parse_container(c, depth, '}');
@@ -237,25 +268,92 @@ static void parse_value(Cur *c, Val *v, int depth) {
     c->ok = 0;
 }
 
-/* Keys bucketed by length: a line has ~30 keys and most are not ours, so most lookups end at
- * an empty or one-entry bucket. */
 #define MAX_KEY_LEN 32
-static int BUCKET[MAX_KEY_LEN][K_COUNT + 1];
 
-/* Each key's first eight bytes as a word (zero-padded), compared in one step. */
-static uint64_t KEY_HEAD[K_COUNT];
+/* Each key's first eight bytes as a word (zero-padded), compared in one step; a longer key's
+ * last eight bytes too (overlapping the first), and any between them eight at a time. */
+static uint64_t KEY_HEAD[K_COUNT], KEY_TAIL[K_COUNT];
+static Py_ssize_t KEY_LEN[K_COUNT];
+/* HEAD_MASK[n]: the word whose first n bytes (in memory order) are 0xFF, the rest 0. */
+static uint64_t HEAD_MASK[9];
 
-static int key_index(const unsigned char *s, Py_ssize_t n) {
-    if (n <= 0 || n >= MAX_KEY_LEN) return -1;
-    uint64_t head = 0;
-    memcpy(&head, s, n < 8 ? (size_t)n : 8); /* within the key: it ends at its closing quote */
-    for (const int *k = BUCKET[n]; *k >= 0; k++) {
-        if (head != KEY_HEAD[*k]) continue;
-        Py_ssize_t i = 8;
-        while (i < n && s[i] == (unsigned char)KEY_NAMES[*k][i]) i++;
-        if (i >= n) return *k;
+/* Our keys in an open-addressed table, by a hash of their words and length (slots hold a key's
+ * number, -1 when empty). KEY_MUL is chosen when the module loads so that no two of our keys share
+ * a slot, so a key is found or refused in one probe (a walk by length mispredicted a branch or two
+ * a key); the walk on to the next slot is only for a table the search found no such number for. */
+#define KEY_SLOTS 512
+static int KEY_SLOT[KEY_SLOTS];
+static uint64_t KEY_MUL;
+
+static uint64_t load8(const unsigned char *s) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
+static unsigned key_hash(uint64_t head, uint64_t tail, Py_ssize_t n, uint64_t mul) {
+    return (unsigned)(((head ^ (tail * 31) ^ (uint64_t)n) * mul) >> 55) & (KEY_SLOTS - 1);
+}
+
+/* Fill KEY_SLOT from KEY_NAMES; returns the slots that had to move on (0 for a clean table). */
+static int fill_key_slots(uint64_t mul) {
+    int moved = 0;
+    for (int i = 0; i < KEY_SLOTS; i++) KEY_SLOT[i] = -1;
+    for (int k = 0; k < K_COUNT; k++) {
+        unsigned h = key_hash(KEY_HEAD[k], KEY_TAIL[k], KEY_LEN[k], mul);
+        while (KEY_SLOT[h] >= 0) { h = (h + 1) & (KEY_SLOTS - 1); moved++; }
+        KEY_SLOT[h] = k;
     }
-    return -1;
+    return moved;
+}
+
+static void init_keys(void) {
+    for (int n = 0; n <= 8; n++) {
+        unsigned char bytes[8] = {0};
+        memset(bytes, 0xFF, (size_t)n);
+        memcpy(&HEAD_MASK[n], bytes, 8);
+    }
+    for (int k = 0; k < K_COUNT; k++) {
+        size_t n = strlen(KEY_NAMES[k]);
+        KEY_LEN[k] = (Py_ssize_t)n;
+        KEY_HEAD[k] = KEY_TAIL[k] = 0;
+        memcpy(&KEY_HEAD[k], KEY_NAMES[k], n < 8 ? n : 8);
+        if (n >= 8) memcpy(&KEY_TAIL[k], KEY_NAMES[k] + n - 8, 8);
+    }
+    uint64_t best = 0x9E3779B97F4A7C15ULL;
+    int fewest = fill_key_slots(best);
+    for (uint64_t i = 1; i < 4096 && fewest; i++) {
+        uint64_t mul = 0x9E3779B97F4A7C15ULL + 2 * i * 0x632BE59BD9B4E019ULL;
+        int moved = fill_key_slots(mul);
+        if (moved < fewest) { fewest = moved; best = mul; }
+    }
+    KEY_MUL = best;
+    fill_key_slots(best);
+}
+
+/* Which of our keys s[0..n) is (-1: none). limit: the line's end, so that a short key's word is
+ * read in one load where eight bytes are there (the key's quote and colon follow it), without
+ * going through a byte-wise copy (whose stores the load then waits on). */
+static int key_index(const unsigned char *s, Py_ssize_t n, const unsigned char *limit) {
+    if (n <= 0 || n >= MAX_KEY_LEN) return -1;
+    uint64_t head, tail = 0;
+    if (n >= 8) {
+        head = load8(s);
+        tail = load8(s + n - 8);
+    } else if (limit - s >= 8) {
+        head = load8(s) & HEAD_MASK[n];
+    } else {
+        head = 0;
+        memcpy(&head, s, (size_t)n);
+    }
+    for (unsigned h = key_hash(head, tail, n, KEY_MUL);; h = (h + 1) & (KEY_SLOTS - 1)) {
+        int k = KEY_SLOT[h];
+        if (k < 0) return -1;
+        if (KEY_LEN[k] != n || head != KEY_HEAD[k] || tail != KEY_TAIL[k]) continue;
+        Py_ssize_t i = 8;
+        while (i + 8 < n && load8(s + i) == load8((const unsigned char *)KEY_NAMES[k] + i)) i += 8;
+        if (i + 8 >= n) return k;
+    }
 }
 
 /* Parse one line as a top-level object, filling vals[]. Returns 1 when it is valid JSON. */
@@ -274,13 +372,13 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Val *val
             if (c.p >= c.end || *c.p != '"') return 0;
             Val key;
             key.kind = V_ABSENT;
-            parse_string(&c, &key);
+            read_string(&c, &key);
             if (!c.ok) return 0;
             skip_ws(&c);
             if (c.p >= c.end || *c.p != ':') return 0;
             c.p++;
             skip_ws(&c);
-            int k = key.escaped ? -2 : key_index(key.s, key.slen);
+            int k = key.escaped ? -2 : key_index(key.s, key.slen, c.end);
             if (k == -2) return 0; /* an escaped key might spell one we need: let Python judge */
             const unsigned char *at = c.p;
             /* Parsed straight into its slot: a repeated key's last value wins, as in orjson. */
