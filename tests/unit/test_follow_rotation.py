@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from tracetui.live import watch
-from tracetui.live.follow import BULK_BYTES, Follower
+from tracetui.live.follow import Follower
+from tracetui.live.ingest import BULK_BYTES
 from tracetui.live.rotation import RotationTracker
 from tracetui.live.watch import HEAD, FileState
 from tracetui.store import fastindex

@@ -27,7 +27,8 @@ from stress_writer import Planned, Writer, plan, rotate, spans_of, write_all
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.rows import RowView
-from tracetui.live.follow import BULK_BYTES, Follower
+from tracetui.live.follow import Follower
+from tracetui.live.ingest import BULK_BYTES
 from tracetui.model.flags import FAILED
 from tracetui.store import fastindex
 from tracetui.store.index import RunIndex

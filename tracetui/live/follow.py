@@ -10,7 +10,8 @@ Files are known by inode and by their first bytes, never by name, so that:
 * a renamed base is finished through the handle already open, then the new base is followed;
 * after copy-and-truncate the rows read point into the copy, its unread rest is read, and the
   base starts afresh: nothing is read twice (the first rows of a fresh base are kept only if
-  no generation copied away meanwhile is still to read: see :meth:`Follower._wait_for_older`);
+  no generation copied away meanwhile is still to read: see
+  :meth:`tracetui.live.ingest.Ingest.wait_for_older`);
 * generations rotated away between two polls are read, oldest first, before the new base;
 * a member compressed to ``.gz`` is re-pointed to a decompressed copy; a deleted one is gone.
 """
@@ -21,27 +22,17 @@ import gzip
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO
 
+from tracetui.live.ingest import Ingest
 from tracetui.live.rotation import RotationTracker
 from tracetui.live.rowitems import Item, RowItems
-from tracetui.live.watch import HEAD, DirWatch, FileState, Waiter, ident_of, make_waiter, spool
-from tracetui.store import fastindex
+from tracetui.live.watch import DirWatch, FileState, Waiter, ident_of, make_waiter, spool
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import (
-    NotRegularFile,
-    RawLine,
-    iter_lines,
-    open_regular,
-    parse_line,
-)
-from tracetui.store.runset import Member, Run, sidecar_path
+from tracetui.store.reader import NotRegularFile, open_regular
+from tracetui.store.runset import Run, sidecar_path
 
 RowsCallback = Callable[[int, Sequence[Item]], None]
 """``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
-
-BULK_BYTES = 1 << 20
-"""Unread bytes above which a file is read through the C scanner rather than line by line."""
 
 
 class Follower:
@@ -79,18 +70,22 @@ class Follower:
         self.notes: list[str] = []
         self._sidecar: FileState | None = None
         self._started = False
-        self._budget = 0
-        self._first_row = -1
-        self._count = 0
-        self._known: dict[int, Item] = {}
-        self.truncated_seen = False
-        """The live base no longer starts with what was read: a copy-and-truncate happened."""
+        self._reader = Ingest(self.index, self._rot, self._note)
         self._refused_base = False
         """The base was found not to be a regular file (noted once)."""
         self._dirwatch = DirWatch(self.folder, on_new_run) if watch_dir and on_new_run else None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._waiter: Waiter | None = None
+
+    @property
+    def truncated_seen(self) -> bool:
+        """The live base no longer starts with what was read: a copy-and-truncate happened."""
+        return self._reader.truncated_seen
+
+    @truncated_seen.setter
+    def truncated_seen(self, value: bool) -> None:
+        self._reader.truncated_seen = value
 
     # ------------------------------------------------------------------ polling
     def poll_once(self) -> int:
@@ -99,25 +94,22 @@ class Follower:
             self.paused, self.more = True, False
             return 0
         self.paused = False
-        self._budget = self.batch
-        self._first_row, self._count, self._known = -1, 0, {}
-        self.truncated_seen = False
+        self._reader.start_poll(self.batch)
         if not self._started:
             self._started = True
             self._catch_up()
         self._poll_base()
         if self._sidecar is None:
             self._open_sidecar()  # one stat when there is none: a re-run may create it any time
-        if self._sidecar is not None and self._budget > 0:
-            self._ingest(self._sidecar, final=False)
+        if self._sidecar is not None and self._reader.budget > 0:
+            self._reader.read(self._sidecar, final=False)
         if self._dirwatch is not None:
             self._dirwatch.poll()
-        self.more = self._budget <= 0
+        self.more = self._reader.budget <= 0
         return self._flush()
 
     def _flush(self) -> int:
-        count, first, known = self._count, self._first_row, self._known
-        self._count, self._first_row, self._known = 0, -1, {}
+        count, first, known = self._reader.take()
         if count and self.on_rows is not None:
             if len(known) < count:
                 self._settle_live()
@@ -180,7 +172,7 @@ class Follower:
                     f.fh = spool(raw, self.index.adopt_temp, self._note, os.path.basename(f.path))
                     f.spooled = True
                     raw.close()
-                if not self._ingest(f, final=True):
+                if not self._reader.read(f, final=True):
                     return False
             except (OSError, EOFError, gzip.BadGzipFile) as exc:
                 self._note(f"{os.path.basename(f.path)}: stopped reading: {exc}")
@@ -199,7 +191,7 @@ class Follower:
         if live is not None and ident != live.ident:
             # Rotated away (renamed, deleted): nobody writes it any more. Finish it through
             # the handle we hold, partial last line included, before anything newer.
-            if not self._ingest(live, final=True):
+            if not self._reader.read(live, final=True):
                 return
             live.close()
             self._rot.live = live = None
@@ -235,7 +227,7 @@ class Follower:
         for _ in range(3):
             if self._rot.truncated is not None:
                 return  # the copy of the base before it first: looked for again next poll
-            self._ingest(live, final=False)
+            self._reader.read(live, final=False)
             if self.truncated_seen:
                 self.truncated_seen = False
                 self._rot.on_truncated(live)
@@ -264,144 +256,6 @@ class Follower:
         self._rot.files.append(f)
         self._rot.live = f
         return f
-
-    def _wait_for_older(self, f: FileState) -> bool:
-        """Whether rows just read from the start of ``f`` must not be kept yet.
-
-        A base read from its start may hold the content that came right after what we read
-        last, or, if the writer copied and truncated it once more between our last look at
-        the folder and this read, the content after *that*: the generation in between is
-        then a copy we have not seen. Looking at the folder now (after the read) finds it;
-        it is read first and the base again after it (so is a look that could not be sure:
-        rotations kept renaming files while it was taken). Once a base has rows, its copies
-        are recognised by its first bytes instead.
-        """
-        if f is not self._rot.live or f.size > 0:
-            return False
-        queued = len(self._rot.pending)
-        sure = self._rot.scan()
-        return not sure or len(self._rot.pending) > queued
-
-    # ------------------------------------------------------------------ reading
-    def _ingest(self, f: FileState, *, final: bool, budget: bool = True) -> bool:
-        """Read ``f`` from where it stopped; False when the batch budget ran out first.
-
-        For the live base (``final`` False) the lines are only kept if the file still starts
-        with what we have read: a copy-and-truncate between our checks and our read would
-        otherwise hand us the middle of some other line. On a mismatch nothing is kept and
-        ``self.truncated_seen`` is set; the copy will supply those lines.
-        """
-        fh = f.fh
-        if fh is None:
-            return True
-        if fastindex.available() and _unread(fh, f.size) > BULK_BYTES:
-            return self._ingest_bulk(f, final=final, budget=budget)
-        lines: list[RawLine] = []
-        head = f.head
-        complete = True
-        try:
-            fh.seek(f.size)
-            for raw in iter_lines(fh, start_offset=f.size, start_line=f.lines + 1):
-                if not raw.complete and not final:
-                    break  # may still grow: wait for its newline
-                if budget and len(lines) >= self._budget:
-                    complete = False
-                    break
-                if len(head) < HEAD and raw.offset == len(head) and raw.data is not None:
-                    # The head is built from what we read, never re-read later: by then the
-                    # file may have been truncated and rewritten.
-                    head += (raw.data + b"\n" if raw.complete else raw.data)[: HEAD - len(head)]
-                lines.append(raw)
-            if not final and lines and os.pread(fh.fileno(), len(head), 0) != head:
-                self.truncated_seen = True
-                return True
-            if not final and lines and self._wait_for_older(f):
-                return True
-        except OSError as exc:
-            self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
-        f.head = head
-        for raw in lines:
-            if raw.data is None or raw.data.strip():
-                if f.mno is None:
-                    f.mno = self._register(f)
-                parsed = parse_line(raw, f.path)
-                row = self.index.add_line(f.mno, raw, parsed)  # type: ignore[arg-type]  # a Span has the facts
-                if row is not None:
-                    if self._first_row < 0:
-                        self._first_row = row
-                    self._count += 1
-                    self._known[row] = parsed
-                    if budget:
-                        self._budget -= 1
-            f.size = raw.offset + raw.length + (1 if raw.complete else 0)
-            f.lines = raw.line_no
-        return complete
-
-    def _ingest_bulk(self, f: FileState, *, final: bool, budget: bool) -> bool:
-        """Like :meth:`_ingest`, through the C scanner a few MB at a time (a big catch-up).
-
-        The same rules hold: an unfinished last line of the live base waits for its newline,
-        and lines are kept only while the base still starts with what was read.
-        """
-        fh = f.fh
-        assert fh is not None
-        try:
-            # From its start, the first bytes are taken *before* the scan: taken after it, they
-            # could be those of what a copy-and-truncate wrote meanwhile. Still there after
-            # the scan, they show the scan read the same content (see _ingest).
-            before = os.pread(fh.fileno(), HEAD, 0) if f.size == 0 else b""
-            for item in fastindex.scan_stream(fh, f.size, f.lines):
-                if isinstance(item, RawLine):
-                    if not item.complete and not final:
-                        return True  # may still grow: wait for its newline
-                    end, last = (
-                        item.offset + item.length + (1 if item.complete else 0),
-                        item.line_no,
-                    )
-                else:
-                    end, last = fastindex.batch_end(item), fastindex.batch_last_line(item)
-                head = f.head
-                if f.size == 0:
-                    if len(before) < min(HEAD, end):
-                        if not final:
-                            return True  # shorter before the scan: it changed, look again
-                        before = os.pread(fh.fileno(), HEAD, 0)  # a finished file only grows
-                    head = before[: min(HEAD, end)]
-                if not final and head and os.pread(fh.fileno(), len(head), 0) != head:
-                    self.truncated_seen = True
-                    return True
-                if not final and self._wait_for_older(f):
-                    return True
-                f.head = head
-                if f.mno is None:
-                    f.mno = self._register(f)
-                first = len(self.index)
-                self.index.append(f.mno, [item])
-                if len(self.index) > first:
-                    if self._first_row < 0:
-                        self._first_row = first
-                    self._count += len(self.index) - first
-                    if budget:
-                        self._budget -= len(self.index) - first
-                f.size, f.lines = end, last
-                if budget and self._budget <= 0 and (final or _unread(fh, f.size) > 0):
-                    return False
-        except OSError as exc:
-            self._note(f"{os.path.basename(f.path)}: read failed: {exc.strerror}")
-        return True
-
-    def _register(self, f: FileState) -> int:
-        """Add ``f`` to the index as a member, with a readable copy for gzip members."""
-        member = Member(f.path, f.number, f.gz)
-        assert f.fh is not None
-        # Rows are read back through the very file we read them from (a duplicate of our
-        # handle): a rotation renaming another file to this name cannot redirect them.
-        fd = os.dup(f.fh.fileno())
-        if not f.gz:
-            return self.index.add_member(member, fd=fd)
-        # Our own spool (f.fh) is the readable copy: the .gz may be renamed under us.
-        readable = f.fh.name if isinstance(f.fh.name, str) else f.path
-        return self.index.add_member(member, readable, fd=fd)
 
     # ------------------------------------------------------------------ rotation
     def _note(self, text: str) -> None:
@@ -442,13 +296,6 @@ class Follower:
     ) -> Iterator[tuple[int, Item]]:
         """Generator form: yield ``(row, item)`` for each new row, until ``stop`` is set."""
         return iterate_rows(self, waiter or make_waiter([self.folder]), stop)
-
-
-def _unread(fh: IO[bytes], consumed: int) -> int:
-    try:
-        return os.fstat(fh.fileno()).st_size - consumed
-    except OSError:
-        return 0
 
 
 def run_loop(follower: Follower, waiter: Waiter, stop: threading.Event) -> None:
