@@ -15,6 +15,9 @@ While rows are owed, :class:`OwedIdRows` answers those from the first rows of ju
 row names as its parent, found in one pass at C speed (``compress`` over ``set.__contains__``);
 any other id, or a walk over every id, settles the whole registry first. A cold ``summary
 --json`` of a million rows then never makes the million-entry dict.
+
+A reader with many ids to look up (a chain index resolving every parent link) asks for all of
+them at once (:func:`rows_of`): one ``map`` at C speed instead of a Python call per id.
 """
 
 from __future__ import annotations
