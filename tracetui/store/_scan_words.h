@@ -51,10 +51,10 @@ static inline unsigned pair_key(const unsigned char *q) {
     return k;
 }
 
-/* The walk shared by both searches: at every stride-th pair, offs[pair] has bit j set where some
- * word holds that pair at its offset j (j < stride), so the one start each bit implies is checked
- * exactly by at(). Four pairs are looked up before a branch: in English text a pair of some word
- * comes every few dozen bytes, and one branch per pair was mispredicted that often. */
+/* The walk shared by both searches: at every stride-th pair, a bit of cover says whether some
+ * word holds the pair at an offset below the stride; where one does, offs[pair] has bit j set for
+ * each such offset j, and the one start each implies is checked exactly by at() (the walk before
+ * checked every start the stride allows, each through its own table lookups). */
 #define PAIR_WALK(s, n, stride, cover, offs, at)                                                 \
     do {                                                                                         \
         const unsigned char *end_ = (s) + (n);                                                    \
