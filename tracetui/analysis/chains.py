@@ -12,8 +12,11 @@ grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import gt, is_, not_
 from typing import cast
 
+from tracetui.store import gc_pause
 from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
 
@@ -88,7 +91,8 @@ class ChainIndex:
         """Link every row committed so far now (itself, for chaining): a viewer does it on its
         indexing thread, where the first chain drawn of a million-row run would otherwise take
         the UI thread half a second."""
-        self._refresh()
+        with gc_pause.paused():  # tens of thousands of children lists: see groups()
+            self._refresh()
         return self
 
     def _refresh(self) -> None:
@@ -267,11 +271,31 @@ class ChainIndex:
         The summary's view of chains, without building node objects (or the children map): for
         a million-span run with tens of thousands of retries this is what keeps ``summary`` quick.
         Parents are resolved for every linked row at once, then the walks read a plain dict.
+        The cycle collector is paused meanwhile: the tens of thousands of lists made here hold
+        only ints, yet each of its runs would walk the index's containers too (half the time
+        at a million rows).
         """
+        with gc_pause.paused():
+            return self._groups()
+
+    def _groups(self) -> dict[int, list[int]]:
         linked = self._linked_rows()
         parent_of = self._parent_rows(linked).get
         root_memo: dict[int, int] = {}  # row → root; _ON_PATH while its walk is under way
-        for row in linked:
+        # Most rows are answered at C speed: a row with no parent in the set is its own root,
+        # a row whose parent has none is that parent's (a root's only retry, its siblings).
+        # A row's root depends on the row alone, so only the deeper rows need walking.
+        prows = list(map(parent_of, linked))
+        grand = list(map(parent_of, cast("list[int]", prows)))  # None is no key: None again
+        no_parent = list(map(is_, prows, repeat(None)))
+        own = list(compress(linked, no_parent))
+        root_memo.update(zip(own, own, strict=True))
+        top = list(map(is_, grand, repeat(None)))
+        second = list(map(gt, top, no_parent))  # a parent, and that parent has none
+        tops = cast("list[int]", list(compress(prows, second)))
+        root_memo.update(zip(tops, tops, strict=True))
+        root_memo.update(zip(compress(linked, second), tops, strict=True))
+        for row in compress(linked, map(not_, top)):
             if row in root_memo:
                 continue
             path = [row]
