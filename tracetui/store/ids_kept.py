@@ -1,12 +1,13 @@
-"""The viewer's id table (:class:`tracetui.store.ids.IdTable`) kept beside a run's persistent
-index, so a warm open of a million ids does not sort them again (~1 s on the indexing thread).
+"""The viewer's id table (:class:`tracetui.store.ids_table.IdTable`) of a big run: kept
+beside the run's persistent index, so a warm open of a million ids does not sort them again
+(~1 s on the indexing thread), and asking the index's id registry which ids are its rows.
 
 Kept as ``<run key>.ids`` (:func:`tracetui.store.cache_results.keep_blob`: given back only for
-the exact files the index was built from, and the same notes): a JSON line of the table's
-fields, then its sorted keys one a line (a key is neutralised text: never a newline). Read as
-hostile input: every field's type, the row and id counts, and the keys' order are checked, and
-anything off means the table is built again. :mod:`tracetui.store.ids` checks how the fields
-agree with each other.
+the exact files the index was built from, the same notes and the same code): a JSON line of the
+table's fields, then its sorted keys one a line (a key is neutralised text: never a newline).
+Read as hostile input: every field's type, the row and id counts, the keys' order and how the
+fields agree with each other (:func:`agrees`) are checked, and anything off means the table is
+built again. :func:`tracetui.store.ids.table_for` is the one caller.
 """
 
 from __future__ import annotations
