@@ -8,13 +8,14 @@ it is returned (the viewer shows a peek meanwhile). A live run is not built here
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from tracetui.store import cache, fastindex, gc_pause, gz, temp_files
 from tracetui.store.index import RunIndex
-from tracetui.store.reader import open_regular
+from tracetui.store.reader import RawLine, open_regular
 from tracetui.store.row_columns import source_line
 from tracetui.store.runset import Member, Run
 
@@ -152,33 +153,111 @@ def _index_parallel(
     scans = [job for job in jobs if job.scan_from is not None]
     if not fastindex.available() or len(scans) < 2:
         return False
-    done: dict[int, int] = {}
+    done: dict[tuple[int, int], int] = {}
 
-    def member_progress(m: int) -> Callable[[int], None] | None:
+    def piece_progress(key: tuple[int, int], start: int) -> Callable[[int], None] | None:
         if progress is None:
             return None
 
         def report(offset: int) -> None:  # the bytes read over all members, not one member's
-            done[m] = offset
+            done[key] = offset - start
             progress(sum(done.values()))
 
         return report
 
-    def scan(job: _Job) -> list[fastindex.Item]:
-        path = index.members[job.mno].readable
-        offset, line = job.scan_from or (0, 0)
-        return list(fastindex.scan_member(path, offset, line, member_progress(job.mno)))
+    def scan(mno: int, k: int, piece: _Piece) -> _Scanned:
+        reached = fastindex.Reached()
+        items = fastindex.scan_member(
+            index.members[mno].readable,
+            piece.start,
+            piece.line,
+            piece_progress((mno, k), piece.start if k else 0),
+            end=piece.end,
+            reached=reached,
+        )
+        return _Scanned(list(items), reached)
 
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tracetui-scan") as pool:
-        futures = {job.mno: pool.submit(scan, job) for job in scans}
+        pieces = {job.mno: _pieces(index, job) for job in scans}
+        futures = {
+            mno: [pool.submit(scan, mno, k, p) for k, p in enumerate(ps)]
+            for mno, ps in pieces.items()
+        }
         first = len(index)
         for job in jobs:
             index.append(job.mno, job.cached, register=False)
-            fut = futures.get(job.mno)
-            if fut is not None:
-                index.append(job.mno, fut.result(), register=False)
+            lines_before: int | None = None
+            for piece, fut in zip(pieces.get(job.mno, []), futures.get(job.mno, []), strict=True):
+                got = fut.result()
+                if piece.end is not None and got.reached.offset != piece.end:
+                    # The member changed under the scan (the cut is no longer a line's end).
+                    raise OSError(f"{index.members[job.mno].member.name} changed while read")
+                items = got.items if lines_before is None else _renumbered(got.items, lines_before)
+                index.append(job.mno, items, register=False)
+                lines_before = got.reached.line + (lines_before or 0)
         index.register_all(first)
     return True
+
+
+PIECE_BYTES = 32 << 20
+"""A member with more than twice this many bytes to scan is scanned as two pieces, one a
+thread: five members on two threads left one thread idle for the last member's whole scan."""
+
+
+@dataclass(slots=True)
+class _Piece:
+    """A stretch of a member to scan: from byte ``start`` (``line`` lines before it; 0 for a
+    later piece, whose line numbers are counted on from its first line once the piece before it
+    is read) up to byte ``end`` (None: the end of the file)."""
+
+    start: int
+    line: int
+    end: int | None = None
+
+
+@dataclass(slots=True)
+class _Scanned:
+    items: list[fastindex.Item]
+    reached: fastindex.Reached
+
+
+def _pieces(index: RunIndex, job: _Job) -> list[_Piece]:
+    """The member of ``job`` as one piece, or two cut at a line boundary near its middle."""
+    start, line = job.scan_from or (0, 0)
+    whole = [_Piece(start, line)]
+    path = index.members[job.mno].readable
+    try:
+        with open_regular(path) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size - start <= 2 * PIECE_BYTES:
+                return whole
+            middle = start + (size - start) // 2
+            fh.seek(middle)
+            nl = fh.read(1 << 20).find(b"\n")
+    except OSError:
+        return whole  # the scan itself says what is wrong with it
+    if nl < 0:
+        return whole  # no line ends near the middle (a huge line): one piece
+    cut = middle + nl + 1
+    return [_Piece(start, line, cut), _Piece(cut, 0)]
+
+
+def _renumbered(items: list[fastindex.Item], before: int) -> list[fastindex.Item]:
+    """A later piece's items with ``before`` added to their line numbers (the lines of the
+    pieces before it, blank ones included)."""
+    out: list[fastindex.Item] = []
+    for item in items:
+        if isinstance(item, RawLine):
+            out.append(
+                RawLine(item.line_no + before, item.offset, item.length, item.data, item.complete)
+            )
+            continue
+        res = list(item.result)
+        lines = array("i")
+        lines.frombytes(res[4])
+        res[4] = bytearray(array("i", [n + before for n in lines]).tobytes())
+        out.append(fastindex.Batch(tuple(res), item.slow_lines))
+    return out
 
 
 def _index_imported(index: RunIndex, run: Run, cancelled: Callable[[], bool] | None) -> None:

@@ -50,20 +50,44 @@ Item = (
 )  # a RawLine is a line the bounded Python reader handles (over-long, unfinished)
 
 
+@dataclass(slots=True)
+class Reached:
+    """Where a scan stopped: the byte after the last line it consumed, and that line's number
+    (blank lines counted)."""
+
+    offset: int = 0
+    line: int = 0
+
+
 def scan_member(
-    path: str, start: int, start_line: int, progress: Callable[[int], None] | None = None
+    path: str,
+    start: int,
+    start_line: int,
+    progress: Callable[[int], None] | None = None,
+    *,
+    end: int | None = None,
+    reached: Reached | None = None,
 ) -> Iterator[Item]:
     """Scan a member from byte ``start``; yields batches and odd lines in file order.
 
-    Only a regular file is read (:func:`~tracetui.store.reader.open_regular`)."""
+    Only a regular file is read (:func:`~tracetui.store.reader.open_regular`). ``end``: read no
+    byte from there on (a line boundary: a piece of a member, build.py); ``reached`` is told
+    where the scan stopped."""
     with open_regular(path) as fh:
-        yield from scan_stream(fh, start, start_line, progress)
+        yield from scan_stream(fh, start, start_line, progress, end=end, reached=reached)
 
 
 def scan_stream(
-    fh: Any, start: int, start_line: int, progress: Callable[[int], None] | None = None
+    fh: Any,
+    start: int,
+    start_line: int,
+    progress: Callable[[int], None] | None = None,
+    *,
+    end: int | None = None,
+    reached: Reached | None = None,
 ) -> Iterator[Item]:
-    """Scan an open file from byte ``start`` (``start_line`` lines already read).
+    """Scan an open file from byte ``start`` (``start_line`` lines already read), up to byte
+    ``end`` when given (else the end of the file).
 
     The last line without a newline comes as a ``RawLine`` with ``complete=False``; a caller
     following a live file stops there (the writer may still be writing it).
@@ -78,7 +102,8 @@ def scan_stream(
     while True:
         if have == len(buf):
             buf.extend(bytes(CHUNK))
-        got = _read_into(fh, buf, have)
+        room = len(buf) - have if end is None else min(len(buf) - have, end - base - have)
+        got = _read_into(fh, buf, have, room) if room > 0 else 0
         if not got:
             break
         have += got
@@ -106,13 +131,16 @@ def scan_stream(
             buf, have = bytearray(CHUNK), 0
         if progress:
             progress(base)
+    if reached is not None:
+        reached.offset, reached.line = base, line
     if have:  # a last line with no newline: the line reader's verdict applies
         yield RawLine(line + 1, base, have, bytes(buf[:have]), complete=False)
 
 
-def _read_into(fh: Any, buf: bytearray, at: int) -> int:
-    """Read into ``buf`` from ``at`` to its end; the bytes read (0 at the end of the file)."""
-    with memoryview(buf) as view, view[at:] as room:
+def _read_into(fh: Any, buf: bytearray, at: int, most: int) -> int:
+    """Read at most ``most`` bytes into ``buf`` from ``at``; the bytes read (0 at the end of
+    the file)."""
+    with memoryview(buf) as view, view[at : at + most] as room:
         return int(fh.readinto(room) or 0)
 
 
