@@ -199,7 +199,7 @@ def _index_parallel(
     return True
 
 
-PIECE_BYTES = 32 << 20
+PIECE_BYTES = 8 << 20
 """A member with more than twice this many bytes to scan is scanned as two pieces, one a
 thread: five members on two threads left one thread idle for the last member's whole scan."""
 
