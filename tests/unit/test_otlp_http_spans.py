@@ -16,9 +16,11 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+import otlp_row_helpers
 import pytest
 import test_lint_fast
 import test_otlp_row
+import test_otlp_row_hostile
 from records import encode_line, tool
 
 from tracetui.export import otlp, otlp_http, otlp_proto
@@ -85,10 +87,10 @@ def test_hostile_and_random_sets_same_requests(
     hostile = [test_lint_fast.hostile_line(rng, i) for i in range(600)]
     (tmp_path / "H.jsonl").write_bytes(b"".join(hostile))
     randoms = [
-        (test_otlp_row._dump(rng, test_otlp_row.random_record(rng, i)) + "\n").encode()
+        (otlp_row_helpers.json_text(rng, otlp_row_helpers.random_record(rng, i)) + "\n").encode()
         for i in range(400)
     ]
-    randoms += [line + b"\n" for _, line in test_otlp_row.HOSTILE]
+    randoms += [line + b"\n" for _, line in test_otlp_row_hostile.HOSTILE]
     (tmp_path / "R.jsonl").write_bytes(b"".join(randoms))
     indexes = [index_of(tmp_path / "H.jsonl"), index_of(tmp_path / "R.jsonl")]
     assert assert_same_requests(monkeypatch, indexes, c_road) > 800

@@ -14,9 +14,11 @@ import random
 from pathlib import Path
 
 import orjson
+import otlp_row_helpers
 import pytest
 import test_lint_fast
 import test_otlp_row
+import test_otlp_row_hostile
 
 from tracetui.export import otlp_fast, otlp_proto
 from tracetui.store.build import build_index
@@ -55,10 +57,10 @@ def test_hostile_and_random_spans_same_protobuf(tmp_path: Path) -> None:
     rng = random.Random(11)
     lines = [test_lint_fast.hostile_line(rng, i) for i in range(800)]
     lines += [
-        (test_otlp_row._dump(rng, test_otlp_row.random_record(rng, i)) + "\n").encode()
+        (otlp_row_helpers.json_text(rng, otlp_row_helpers.random_record(rng, i)) + "\n").encode()
         for i in range(800)
     ]
-    lines += [line + b"\n" for _, line in test_otlp_row.HOSTILE]
+    lines += [line + b"\n" for _, line in test_otlp_row_hostile.HOSTILE]
     (tmp_path / "R.jsonl").write_bytes(b"".join(lines))
     spans = spans_of(tmp_path / "R.jsonl")
     assert len(spans) > 1200
