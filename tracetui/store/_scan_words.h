@@ -54,19 +54,27 @@ static inline unsigned pair_key(const unsigned char *q) {
 /* The walk shared by both searches: at every stride-th pair, a bit of cover says whether some
  * word holds the pair at an offset below the stride; where one does, offs[pair] has bit j set for
  * each such offset j, and the one start each implies is checked exactly by at() (the walk before
- * checked every start the stride allows, each through its own table lookups). */
+ * checked every start the stride allows, each through its own table lookups). PAIR_AT is one
+ * pair's look and checks; the walk returns 1 from its caller at the first word found. */
+#define PAIR_AT(q, s, end, cover, offs, at)                                                      \
+    do {                                                                                         \
+        unsigned k_ = pair_key(q);                                                                \
+        if (cover[k_ >> 6] >> (k_ & 63) & 1)                                                      \
+            for (unsigned m_ = offs[k_]; m_; m_ &= m_ - 1) {                                      \
+                const unsigned char *p_ = (q) - __builtin_ctz(m_);                                \
+                if (p_ >= (s) && at(p_, end)) return 1;                                           \
+            }                                                                                     \
+    } while (0)
 #define PAIR_WALK(s, n, stride, cover, offs, at)                                                 \
     do {                                                                                         \
-        const unsigned char *end_ = (s) + (n);                                                    \
+        const unsigned char *end_ = (s) + (n), *q_ = (s) + (stride) - 1;                          \
         const Py_ssize_t st_ = (stride);                                                          \
-        for (const unsigned char *q_ = (s) + st_ - 1; q_ + 1 < end_; q_ += st_) {                 \
-            unsigned k_ = pair_key(q_);                                                           \
-            if (!(cover[k_ >> 6] >> (k_ & 63) & 1)) continue;                                     \
-            for (unsigned m_ = offs[k_]; m_; m_ &= m_ - 1) {                                      \
-                const unsigned char *p_ = q_ - __builtin_ctz(m_);                                 \
-                if (p_ >= (s) && at(p_, end_)) return 1;                                          \
-            }                                                                                     \
+        /* Two pairs a turn: the loop's own count and compare were a third of a lookup's work. */ \
+        for (; q_ + st_ + 1 < end_; q_ += 2 * st_) {                                              \
+            PAIR_AT(q_, s, end_, cover, offs, at);                                                \
+            PAIR_AT(q_ + st_, s, end_, cover, offs, at);                                          \
         }                                                                                         \
+        if (q_ + 1 < end_) PAIR_AT(q_, s, end_, cover, offs, at);                                 \
         return 0;                                                                                 \
     } while (0)
 
