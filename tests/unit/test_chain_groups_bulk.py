@@ -4,12 +4,13 @@ hand-made edge cases, random forests with cycles, and the bundled sample runs.""
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from records import tool
+from records import encode_line, tool
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.store.build import build_index
@@ -133,6 +134,24 @@ def test_random_forests_match_the_reference_walk(make_run: Any, seed: int) -> No
     assert cold == want
     assert ChainIndex(ix).groups() == want
     assert ChainIndex(ix).prepare()._children == reference_children(ix)
+
+
+@pytest.mark.parametrize("seed", range(4), ids=[f"seed-{s}" for s in range(4)])
+def test_links_made_as_the_run_grows_match_the_reference(make_run: Any, seed: int) -> None:
+    """A live run: records appended in steps, the children map refreshed after each (parents
+    arriving after their retries, retries of parents linked in an earlier step)."""
+    rng = random.Random(100 + seed)
+    recs = random_records(rng, 240)
+    cuts = sorted(rng.sample(range(1, len(recs)), 3))
+    root = make_run({"B.jsonl": recs[: cuts[0]]})
+    ix = build_index(open_path(str(root / "B.jsonl"))[0])
+    chains = ChainIndex(ix).prepare()
+    for start, stop in itertools.pairwise([*cuts, len(recs)]):
+        with open(root / "B.jsonl", "ab") as fh:
+            fh.write(b"".join(encode_line(r) for r in recs[start:stop]))
+        ix.index_member(0)
+        assert chains.prepare()._children == reference_children(ix)
+        assert chains.groups() == reference_groups(ix)
 
 
 def test_long_chain_of_a_hundred_thousand_attempts(make_run: Any) -> None:

@@ -11,9 +11,10 @@ grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import gt, is_, not_
+from operator import gt, is_, itemgetter, not_
 from typing import cast
 
 from tracetui.store import gc_pause
@@ -113,9 +114,17 @@ class ChainIndex:
         children, waiting = self._children, self._waiting
         touched: set[int] = set()
         # Every parent id looked up in one pass (a million-row index has tens of thousands).
-        for (row, pid), prow in zip(
-            links, rows_of(id_rows, [pid for _, pid in links]), strict=True
-        ):
+        prows = rows_of(id_rows, list(map(itemgetter(1), links)))
+        rows = list(map(itemgetter(0), links))
+        linked = [p is not None and p < n and p != r for r, p in zip(rows, prows, strict=True)]
+        parents = cast("list[int]", list(compress(prows, linked)))
+        rest: Iterable[tuple[tuple[int, str], int | None]] = zip(links, prows, strict=True)
+        if len(set(parents)) == len(parents) and children.keys().isdisjoint(parents):
+            # Each parent met once and new (most retries, a first fill): its one-row list at C
+            # speed; only the links to parents not (yet) in the set are left for the loop.
+            children.update(zip(parents, map(list, zip(compress(rows, linked))), strict=True))
+            rest = compress(rest, map(not_, linked))
+        for (row, pid), prow in rest:
             if prow is None or prow >= n:
                 waiting.setdefault(pid, []).append(row)
             elif prow != row:
