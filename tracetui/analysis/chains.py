@@ -11,13 +11,11 @@ grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import gt, is_, itemgetter, not_
 from typing import cast
 
-from tracetui.store import gc_pause
 from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
 
@@ -92,8 +90,7 @@ class ChainIndex:
         """Link every row committed so far now (itself, for chaining): a viewer does it on its
         indexing thread, where the first chain drawn of a million-row run would otherwise take
         the UI thread half a second."""
-        with gc_pause.paused():  # tens of thousands of children lists: see groups()
-            self._refresh()
+        self._refresh()
         return self
 
     def _refresh(self) -> None:
@@ -115,16 +112,7 @@ class ChainIndex:
         touched: set[int] = set()
         # Every parent id looked up in one pass (a million-row index has tens of thousands).
         prows = rows_of(id_rows, list(map(itemgetter(1), links)))
-        rows = list(map(itemgetter(0), links))
-        linked = [p is not None and p < n and p != r for r, p in zip(rows, prows, strict=True)]
-        parents = cast("list[int]", list(compress(prows, linked)))
-        rest: Iterable[tuple[tuple[int, str], int | None]] = zip(links, prows, strict=True)
-        if len(set(parents)) == len(parents) and children.keys().isdisjoint(parents):
-            # Each parent met once and new (most retries, a first fill): its one-row list at C
-            # speed; only the links to parents not (yet) in the set are left for the loop.
-            children.update(zip(parents, map(list, zip(compress(rows, linked))), strict=True))
-            rest = compress(rest, map(not_, linked))
-        for (row, pid), prow in rest:
+        for (row, pid), prow in zip(links, prows, strict=True):
             if prow is None or prow >= n:
                 waiting.setdefault(pid, []).append(row)
             elif prow != row:
@@ -280,14 +268,7 @@ class ChainIndex:
         The summary's view of chains, without building node objects (or the children map): for
         a million-span run with tens of thousands of retries this is what keeps ``summary`` quick.
         Parents are resolved for every linked row at once, then the walks read a plain dict.
-        The cycle collector is paused meanwhile: the tens of thousands of lists made here hold
-        only ints, yet each of its runs would walk the index's containers too (half the time
-        at a million rows).
         """
-        with gc_pause.paused():
-            return self._groups()
-
-    def _groups(self) -> dict[int, list[int]]:
         linked = self._linked_rows()
         parent_of = self._parent_rows(linked).get
         root_memo: dict[int, int] = {}  # row → root; _ON_PATH while its walk is under way
