@@ -1,8 +1,8 @@
 """Retry chains and the viewer's id table, this tree against a baseline copy, interleaved.
 
 Each probe runs in a fresh process per tree (``PYTHONPATH`` = the tree, run from a neutral
-folder so the working tree's package is not found first), repeat by repeat, each tree with its
-own ``XDG_CACHE_HOME`` (the index cache's entries are keyed on the code that made them, so two
+folder so the working tree's package is not found first, bytecode cached), repeat by repeat,
+each tree with its own ``XDG_CACHE_HOME`` (the index cache's entries are keyed on the code that made them, so two
 trees sharing one would rebuild each other's):
 
 - ``groups``: ``ChainIndex(index).groups()`` on a warm-built index (its ids owed, as in a cold
@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,10 +64,12 @@ print(json.dumps({"wall": time.perf_counter() - t0, "cpu": time.process_time() -
 """
 
 
-def child(tree: str, home: str, argv: list[str]) -> tuple[float, float, str]:
+def child(tree: str, home: str, pycache: str, argv: list[str]) -> tuple[float, float, str]:
     """``(wall, cpu of the child, stdout)`` of one child process."""
     env = dict(os.environ, PYTHONPATH=os.path.abspath(tree), XDG_CACHE_HOME=home)
     env.pop("TRACETUI_NO_CACHE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package has it
+    env["PYTHONPYCACHEPREFIX"] = pycache
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     out = subprocess.run(
@@ -81,15 +84,19 @@ def child(tree: str, home: str, argv: list[str]) -> tuple[float, float, str]:
 def measure(probe: str, tree: str, home: str, data: str) -> tuple[float, float]:
     """``(wall, cpu)`` of one run of ``probe`` in ``tree``."""
     py = sys.executable
+    pycache = home + "-pycache"  # one per tree, kept across its cold caches
     if probe in ("groups", "prepare", "table", "table-cold"):
-        _w, _c, out = child(tree, home, [py, "-c", PROBE, probe, data])
+        _w, _c, out = child(tree, home, pycache, [py, "-c", PROBE, probe, data])
         got = json.loads(out.strip().splitlines()[-1])
         return got["wall"], got["cpu"]
     if probe == "summary":
+        os.makedirs(home, exist_ok=True)
         cold = tempfile.mkdtemp(prefix="cold-", dir=home)
-        wall, cpu, _out = child(tree, cold, [py, "-m", "tracetui", "summary", "--json", data])
+        wall, cpu, _out = child(
+            tree, cold, pycache, [py, "-m", "tracetui", "summary", "--json", data]
+        )
         return wall, cpu
-    _w, cpu, out = child(tree, home, [py, os.path.join(HERE, "bench_tui_open.py"), data])
+    _w, cpu, out = child(tree, home, pycache, [py, os.path.join(HERE, "bench_tui_open.py"), data])
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return next(r["seconds"] for r in rows if r["name"] == "TUI complete index"), cpu
 
@@ -107,23 +114,27 @@ def main() -> None:
     ap.add_argument("--probes", default="groups,prepare,table,summary,viewer")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    data = os.path.abspath(args.data)  # the children run from a neutral folder
     work = tempfile.mkdtemp(prefix="bench-chains-ids-")
     trees = {"baseline": args.baseline, "this tree": args.tree}
     homes = {name: os.path.join(work, f"xdg-{i}") for i, name in enumerate(trees)}
     print("load before:", load())
-    for name, tree in trees.items():  # fill each tree's cache (index, and a kept id table)
-        measure("table", tree, homes[name], args.data)
-    for probe in args.probes.split(","):
-        best: dict[str, tuple[float, float]] = {}
-        for _ in range(args.repeat):
-            for name, tree in trees.items():
-                got = measure(probe, tree, homes[name], args.data)
-                if name not in best or got[0] < best[name][0]:
-                    best[name] = got
-        base = best["baseline"][0]
-        for name, (wall, cpu) in best.items():
-            ratio = base / wall if wall else float("inf")
-            print(f"{probe:8} {name:10} best {wall:7.3f} s  cpu {cpu:7.3f} s  ({ratio:.2f}x)")
+    try:
+        for name, tree in trees.items():  # fill each tree's cache (index, and a kept id table)
+            measure("table", tree, homes[name], data)
+        for probe in args.probes.split(","):
+            best: dict[str, tuple[float, float]] = {}
+            for _ in range(args.repeat):
+                for name, tree in trees.items():
+                    got = measure(probe, tree, homes[name], data)
+                    if name not in best or got[0] < best[name][0]:
+                        best[name] = got
+            base = best["baseline"][0]
+            for name, (wall, cpu) in best.items():
+                ratio = base / wall if wall else float("inf")
+                print(f"{probe:8} {name:10} best {wall:7.3f} s  cpu {cpu:7.3f} s  ({ratio:.2f}x)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the caches: ~100 MB a tree at 200k spans
     print("load after:", load())
 
 
