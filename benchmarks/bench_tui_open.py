@@ -3,7 +3,12 @@
 Prints JSON lines for bench_index.py: time to the first rows on screen, time to a complete
 index, and the time to render one screen of rows after jumping to the end (strip cache and
 parsed-span cache cleared first, so every row is read from disk and drawn). Usage:
-``python benchmarks/bench_tui_open.py PATH``.
+``python benchmarks/bench_tui_open.py PATH [--follow ROWS]``.
+
+Without ``--follow`` the viewer is opened as ``view --no-follow`` opens it (``build_index``,
+which reads the persistent index); with it, as a plain ``view`` does: the live follower reads
+the run from its start, shows its index early and streams the rest in: the index is complete
+once it holds ``ROWS`` rows (the run's rows, as ``build_index`` counts them).
 """
 
 from __future__ import annotations
@@ -15,13 +20,13 @@ import sys
 import time
 
 
-async def measure(path: str) -> list[dict]:
+async def measure(path: str, follow: bool = False, rows: int = 0) -> list[dict]:
     from tracetui.store.runset import open_path
     from tracetui.ui.app import TraceApp
     from tracetui.ui.widgets.span_list import SpanList
 
     t0 = time.perf_counter()
-    app = TraceApp(open_path(path), follow=False)
+    app = TraceApp(open_path(path), follow=follow)
     first = ready = None
     async with app.run_test(size=(160, 48)) as pilot:
         spans = app.query_one(SpanList)
@@ -31,7 +36,12 @@ async def measure(path: str) -> list[dict]:
             now = time.perf_counter() - t0
             if first is None and spans.view is not None and len(spans.view):
                 first = now
-            if app.index is not None and not app.query_one("RunHeader").progress:
+            # Complete: the index shown is no longer the peek at the newest member's end, no
+            # progress is shown, and (following: the follower shows its index early and streams
+            # the rest in) it holds every row.
+            index = app.index
+            done = index is not None and not index.partial and len(index) >= rows
+            if done and not app.query_one("RunHeader").progress:
                 ready = now
             if now > 600:
                 raise SystemExit("gave up after 600 s")
@@ -53,5 +63,6 @@ async def measure(path: str) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for row in asyncio.run(measure(sys.argv[1])):
+    follow = sys.argv[2:3] == ["--follow"]
+    for row in asyncio.run(measure(sys.argv[1], follow, int(sys.argv[3]) if follow else 0)):
         print(json.dumps(row))

@@ -226,13 +226,18 @@ def main() -> None:
         if args.viewer:
             tui = os.path.join(HERE, "bench_tui_open.py")
             env = {**bench.env, "XDG_CACHE_HOME": home}
-            out = subprocess.run(
-                [sys.executable, tui, base], capture_output=True, text=True, env=env
-            )
-            for line in out.stdout.splitlines():
-                r = json.loads(line)
-                if r["name"] == "TUI complete index":
-                    rows.append(("viewer complete index, warm", r["seconds"], "from process start"))
+            # As `view --no-follow` opens a run (build_index: the persistent index) and as a
+            # plain `view` does (the live follower reads the run from its start).
+            rows_of_set = probes[""]["built"]["rows"]
+            for how, extra in (("--no-follow", []), ("following", ["--follow", str(rows_of_set)])):
+                out = subprocess.run(
+                    [sys.executable, tui, base, *extra], capture_output=True, text=True, env=env
+                )
+                for line in out.stdout.splitlines():
+                    r = json.loads(line)
+                    if r["name"] == "TUI complete index":
+                        what = f"viewer complete index, warm, {how}"
+                        rows.append((what, r["seconds"], "from process start"))
         small, large = (int(n) for n in args.sizes.split(","))
         folders = {} if "folders" in skip else {n: make_dir(work, n) for n in (small, large)}
         for what, probe in (
