@@ -138,6 +138,9 @@ class LiveFollow:
         """Set by the user (``f``): no rows are read or taken in."""
         self.taken = 0
         """Index rows the list had taken in at the last update (the backlog is the rest)."""
+        self.catching_up: int | None = None
+        """The generation whose catch-up is reading the run (on its worker): its rows wait for
+        no list, so no backlog holds it back."""
         self.generation = 0
         self._mark = 0
         """List length when the cursor was last on the bottom row: rows after it are "new"."""
@@ -207,6 +210,10 @@ class LiveFollow:
                 total += os.path.getsize(m.path)
         # A file still empty cannot be told from a new run of ours: named at its first line.
         undecided = follower.run.source_format is None and empty_run(follower.run)
+        # Read to the end before the index is shown: a backlog of rows the list has not taken
+        # would stop the loop early (at MAX_BACKLOG rows) and stream the rest through the list,
+        # 20,000 rows an update: a million-row open took 13.6 s instead of ~3 s.
+        self.catching_up = gen
         try:
             while gen == self.generation and not undecided:
                 follower.poll_once()
@@ -217,6 +224,9 @@ class LiveFollow:
         except Exception as exc:
             self._post(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
+        finally:
+            if self.catching_up == gen:
+                self.catching_up = None
         if gen != self.generation:
             return  # another run was opened meanwhile; open() stopped this follower
         # The id column's table (shortest unique forms) is built here, on this worker, and kept
@@ -291,6 +301,8 @@ class LiveFollow:
     def _backlog(self) -> int:
         if self.paused:
             return PAUSED_BACKLOG
+        if self.catching_up is not None and self.catching_up == self.generation:
+            return 0
         follower = self.follower
         return len(follower.index) - self.taken if follower is not None else 0
 
