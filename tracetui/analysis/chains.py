@@ -12,8 +12,7 @@ grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import gt, is_, itemgetter, not_
+from operator import itemgetter
 from typing import cast
 
 from tracetui.store.id_registry import rows_of
@@ -272,20 +271,7 @@ class ChainIndex:
         linked = self._linked_rows()
         parent_of = self._parent_rows(linked).get
         root_memo: dict[int, int] = {}  # row → root; _ON_PATH while its walk is under way
-        # Most rows are answered at C speed: a row with no parent in the set is its own root,
-        # a row whose parent has none is that parent's (a root's only retry, its siblings).
-        # A row's root depends on the row alone, so only the deeper rows need walking.
-        prows = list(map(parent_of, linked))
-        grand = list(map(parent_of, cast("list[int]", prows)))  # None is no key: None again
-        no_parent = list(map(is_, prows, repeat(None)))
-        own = list(compress(linked, no_parent))
-        root_memo.update(zip(own, own, strict=True))
-        top = list(map(is_, grand, repeat(None)))
-        second = list(map(gt, top, no_parent))  # a parent, and that parent has none
-        tops = cast("list[int]", list(compress(prows, second)))
-        root_memo.update(zip(tops, tops, strict=True))
-        root_memo.update(zip(compress(linked, second), tops, strict=True))
-        for row in compress(linked, map(not_, top)):
+        for row in linked:
             if row in root_memo:
                 continue
             path = [row]
