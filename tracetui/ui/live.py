@@ -301,7 +301,7 @@ class LiveFollow:
     def _backlog(self) -> int:
         if self.paused:
             return PAUSED_BACKLOG
-        if self.catching_up is not None and self.catching_up == self.generation:
+        if self.catching_up == self.generation:
             return 0
         follower = self.follower
         return len(follower.index) - self.taken if follower is not None else 0
