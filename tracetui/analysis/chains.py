@@ -202,9 +202,13 @@ class ChainIndex:
         self._refresh()
         stamp = self._caches()
         root_row, cycle = self.root_of(row)
+        # root_of reads the index as it is now: a parent a follower committed since the refresh
+        # (a retry's parent arriving after it) leads it to a root whose children here do not yet
+        # reach ``row``. Linked again after the walk, the tree holds every link it went up by.
+        self._refresh()
         kept = self._trees.get(root_row)
-        if kept is not None:
-            return kept
+        if kept is not None and (self.index.generation, len(self.index)) == stamp:
+            return kept  # (built at this very stamp; a walk the index moved under builds anew)
         root = ChainNode(root_row, 1)
         seen = {root_row}
         stack = [root]
