@@ -19,6 +19,11 @@ SPLITS = [
     ("gz", "B.2.gz", ("B", 2, True)),
     ("jsonl", "feedback_record.jsonl.3", ("feedback_record.jsonl", 3, False)),
     ("gz-base", "run.jsonl.gz", ("run.jsonl", 0, True)),
+    # No member is numbered 0 (the base is): a planted "B.0" crashed every listing of the folder.
+    ("zero", "B.0", ("B.0", 0, False)),
+    ("zeros", "B.000", ("B.000", 0, False)),
+    ("zero-gz", "B.0.gz", ("B.0", 0, True)),
+    ("leading-zero", "B.01", ("B", 1, False)),
 ]
 
 
@@ -177,3 +182,11 @@ def test_directory_holding_other_agents_traces(make_run: Any) -> None:
         ("run.traj", "swe-agent"),
         ("session.jsonl", "claude-code"),
     ]
+
+
+def test_a_file_numbered_zero_beside_a_run_is_no_member(tmp_path: Path) -> None:
+    (tmp_path / "run.jsonl").write_bytes(b"")
+    (tmp_path / "run.jsonl.1").write_bytes(b"")
+    (tmp_path / "run.jsonl.0").write_bytes(b"")
+    run = open_path(str(tmp_path / "run.jsonl"))[0]
+    assert [m.name for m in run.members] == ["run.jsonl.1", "run.jsonl"]

@@ -88,7 +88,7 @@ def split_member_name(name: str) -> tuple[str, int, bool]:
     A number past :data:`MAX_MEMBER` is part of the name: ``"B.10000000"`` is
     ``("B.10000000", 0, False)``, a base of its own (see :func:`over_max`)."""
     m = _ROTATED.match(name)
-    if m and _number(m) <= MAX_MEMBER:
+    if m and 0 < _number(m) <= MAX_MEMBER:  # "B.0" is no member of B: B is its number 0
         return m.group("base"), int(m.group("n")), bool(m.group("gz"))
     if name.endswith(".gz"):
         return name[:-3], 0, True
@@ -96,7 +96,7 @@ def split_member_name(name: str) -> tuple[str, int, bool]:
 
 
 def _number(m: re.Match[str]) -> int:
-    digits = m.group("n").lstrip("0")
+    digits = m.group("n").lstrip("0") or "0"
     return int(digits) if len(digits) <= 6 else _OVER  # never int() of a 200-digit name
 
 
