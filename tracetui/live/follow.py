@@ -14,6 +14,10 @@ Files are known by inode and by their first bytes, never by name, so that:
   :meth:`tracetui.live.ingest.Ingest.wait_for_older`);
 * generations rotated away between two polls are read, oldest first, before the new base;
 * a member compressed to ``.gz`` is re-pointed to a decompressed copy; a deleted one is gone.
+
+``seed=True`` has a big run's first read done by ``build_index`` with the persistent index
+(:mod:`tracetui.live.seed`); the follower then reads on from where it stopped. Its
+:attr:`Follower.index` is then the built index, not the one it was created with.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from collections.abc import Callable, Iterator, Sequence
 from tracetui.live.ingest import Ingest
 from tracetui.live.rotation import RotationTracker
 from tracetui.live.rowitems import Item, RowItems
+from tracetui.live.seed import Seeded, seeded
 from tracetui.live.watch import DirWatch, FileState, Waiter, ident_of, make_waiter, spool
+from tracetui.store.gz import Cancelled
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import NotRegularFile, open_regular
 from tracetui.store.runset import Run, sidecar_path
@@ -50,6 +56,8 @@ class Follower:
         max_backlog: int = 10_000,
         batch: int = 5_000,
         watch_dir: bool = False,
+        seed: bool = False,
+        on_progress: Callable[[int], None] | None = None,
     ) -> None:
         if index is not None and len(index):
             raise ValueError("a Follower reads the run itself: give it an empty index (or none)")
@@ -77,6 +85,10 @@ class Follower:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._waiter: Waiter | None = None
+        self._seed = seed and index is None
+        """Try :func:`tracetui.live.seed.seeded` first (never for an index the caller gave)."""
+        self._on_progress = on_progress
+        """Told the bytes read so far while a seeded first read runs."""
 
     @property
     def truncated_seen(self) -> bool:
@@ -98,6 +110,8 @@ class Follower:
         if not self._started:
             self._started = True
             self._catch_up()
+            if self._stop.is_set():
+                return 0  # stopped during a seeded first read: nothing more is opened
         self._poll_base()
         if self._sidecar is None:
             self._open_sidecar()  # one stat when there is none: a re-run may create it any time
@@ -131,7 +145,16 @@ class Follower:
             self._rot.on_truncated(live)
 
     def _catch_up(self) -> None:
-        """Open the members present at start; they are read (oldest first) by the next polls."""
+        """Open the members present at start; they are read (oldest first) by the next polls.
+        Seeded: take the built index and the state of its files, and read on from there."""
+        if self._seed:
+            try:
+                got = seeded(self.run, self._on_progress, self._stop.is_set)
+            except Cancelled:
+                return  # stopped: nothing more is read (stop() closes what is open)
+            if got is not None:
+                self._adopt(got)
+                return
         for m in self.run.members:
             try:
                 fh = open_regular(m.path)  # held until the file is read
@@ -145,6 +168,19 @@ class Follower:
                 self._rot.live = f
             else:
                 self._rot.pending.append(f)
+        self._open_sidecar(quiet=False)
+        self._rot.scan_if_changed(force=True)
+
+    def _adopt(self, got: Seeded) -> None:
+        """The state a catch-up would have left after reading every member: the index (every
+        part of the follower reads the same one) and each file's position and first bytes."""
+        self.index = self._rot.index = self._reader.index = got.index
+        self._rot.files.extend(got.files)
+        self._rot.live = got.live
+        if self._stop.is_set():  # stopped during the build: stop() may have closed files before
+            for f in got.files:
+                f.close()
+            return
         self._open_sidecar(quiet=False)
         self._rot.scan_if_changed(force=True)
 

@@ -1,15 +1,17 @@
 """Building a run's index from what is on disk now: the whole set, or a quick peek at its end.
 
 The building thread is the index's one writer while it builds; nobody else sees the index until
-it is returned (the viewer shows a peek meanwhile). A live run is not built here: the follower
-(:mod:`tracetui.live.follow`) reads it from its start instead.
+it is returned (the viewer shows a peek meanwhile). A followed run's index is built here too
+(``for_follower``, through :mod:`tracetui.live.seed`), with the persistent index, and handed to
+its follower, which reads on from where the build stopped: the base's unfinished last line and
+the re-runs file are left to it.
 """
 
 from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -28,8 +30,15 @@ def build_index(
     progress: Callable[[int], None] | None = None,
     *,
     cancelled: Callable[[], bool] | None = None,
+    for_follower: bool = False,
 ) -> RunIndex:
     """Index every member of ``run`` in set order (then its re-run sidecar).
+
+    ``for_follower``: the index is for a follower to read on from (:mod:`tracetui.live.seed`).
+    The base's last line is indexed only once it ends with a newline (its writer may be halfway
+    through it; the follower waits for the newline), and the sidecar is left out (the follower
+    reads it itself). A base indexed short of its end is not kept in the cache: a later build
+    would take its rows for the whole file.
 
     ``cancelled`` is asked between pieces of work (a few MiB each): once it says True the build
     stops with :class:`~tracetui.store.gz.Cancelled`. Whenever the build does not return
@@ -38,7 +47,7 @@ def build_index(
     made: list[RunIndex] = []
     try:
         with gc_pause.paused():  # everything a build makes is kept: nothing for it to collect
-            return _build(run, _checked(progress, cancelled), cancelled, made)
+            return _build(run, _checked(progress, cancelled), cancelled, made, for_follower)
     except BaseException:
         for index in made:
             index.close()
@@ -66,6 +75,7 @@ def _build(
     progress: Callable[[int], None] | None,
     cancelled: Callable[[], bool] | None,
     made: list[RunIndex],
+    for_follower: bool = False,
 ) -> RunIndex:
     index = RunIndex(run)
     made.append(index)
@@ -80,7 +90,9 @@ def _build(
         except OSError as exc:
             run.notes.append(f"{member.name}: cannot read: {_why(exc)}")
             continue
-        jobs.append(_Job(mno, *(plan.offer(pos, mno) if plan else ([], (0, 0)))))
+        job = _Job(mno, *(plan.offer(pos, mno) if plan else ([], (0, 0))))
+        job.whole_lines = for_follower and _is_live(member)
+        jobs.append(job)
     try:
         done = _index_parallel(index, jobs, progress)
     except OSError as exc:  # a member vanished mid-scan: start over member by member
@@ -89,15 +101,26 @@ def _build(
         index = RunIndex(run)
         made.append(index)
         plan = None
-        jobs = [_Job(_add(index, m, cancelled)) for m in run.members if os.path.exists(m.path)]
+        jobs = []
+        for m in run.members:
+            if os.path.exists(m.path):
+                jobs.append(
+                    _Job(_add(index, m, cancelled), whole_lines=for_follower and _is_live(m))
+                )
         done = False
     if not done:
         # Cached rows are registered together (one dict built at once), before a member is read.
         pending = len(index)
         for job in jobs:
             try:
-                index.append(job.mno, job.cached, register=False)
-                if job.scan_from is not None:
+                index.append(job.mno, job.finished(job.cached), register=False)
+                if job.scan_from is not None and job.whole_lines and fastindex.available():
+                    index.register_all(pending)
+                    im = index.members[job.mno]
+                    scan = fastindex.scan_member(im.readable, im.size, im.lines, progress)
+                    index.append(job.mno, job.finished(scan))
+                    pending = len(index)
+                elif job.scan_from is not None:
                     index.register_all(pending)
                     index.index_member(job.mno, progress)
                     pending = len(index)
@@ -107,7 +130,11 @@ def _build(
                 plan = None  # rows missing: nothing of this build is kept
                 pending = len(index)
         index.register_all(pending)
-    if run.sidecar:
+    if plan is not None:
+        for job in jobs:
+            if job.dropped:
+                plan.leave_out(job.mno)
+    if run.sidecar and not for_follower:
         side = Member(run.sidecar, -1, False)
         try:
             index.index_member(index.add_member(side), progress)
@@ -129,6 +156,24 @@ class _Job:
     cached: list[fastindex.Item] = field(default_factory=list)
     scan_from: tuple[int, int] | None = (0, 0)
     """``(offset, line)`` to scan from; None when the cached rows are the whole member."""
+    whole_lines: bool = False
+    """Leave an unfinished last line out (the base of a followed run: see build_index)."""
+    dropped: bool = False
+    """An unfinished last line was left out."""
+
+    def finished(self, items: Iterable[fastindex.Item]) -> Iterator[fastindex.Item]:
+        """``items`` without an unfinished last line when this job wants whole lines only.
+        (The scanner yields such a line last, as a RawLine; so does a cached part.)"""
+        for item in items:
+            if self.whole_lines and isinstance(item, RawLine) and not item.complete:
+                self.dropped = True
+                continue
+            yield item
+
+
+def _is_live(member: Member) -> bool:
+    """The member a writer may be appending to: the plain base."""
+    return member.number == 0 and not member.gz
 
 
 def _add(index: RunIndex, member: Member, cancelled: Callable[[], bool] | None) -> int:
@@ -185,7 +230,7 @@ def _index_parallel(
         }
         first = len(index)
         for job in jobs:
-            index.append(job.mno, job.cached, register=False)
+            index.append(job.mno, job.finished(job.cached), register=False)
             lines_before: int | None = None
             for piece, fut in zip(pieces.get(job.mno, []), futures.get(job.mno, []), strict=True):
                 got = fut.result()
@@ -193,7 +238,7 @@ def _index_parallel(
                     # The member changed under the scan (the cut is no longer a line's end).
                     raise OSError(f"{index.members[job.mno].member.name} changed while read")
                 items = got.items if lines_before is None else _renumbered(got.items, lines_before)
-                index.append(job.mno, items, register=False)
+                index.append(job.mno, job.finished(items), register=False)
                 lines_before = got.reached.line + (lines_before or 0)
         index.register_all(first)
     return True

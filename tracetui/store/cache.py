@@ -331,6 +331,14 @@ class Plan:
             os.close(fd)
         return [], (0, 0)
 
+    def leave_out(self, mno: int) -> None:
+        """Index member ``mno`` was read short of its end on purpose (a followed base's
+        unfinished last line): its rows are not kept, since a later build would take them for
+        the whole file, nor is the index taken for the cache's."""
+        for pos in [pos for pos, m in self.mnos.items() if m == mno]:
+            del self.mnos[pos]
+            self.hits[pos] = False
+
     # -------------------------------------------------------------- saving
     def save(self, index: RunIndex) -> None:
         """Keep the index's rows (when anything was read) and note its state for :func:`keep`."""

@@ -1,10 +1,11 @@
 """Live following in the viewer (SPEC §5 "Live"; docs/live.md, "In the viewer").
 
 A :class:`LiveFollow` owns the :class:`~tracetui.live.follow.Follower` of the open run. The
-follower reads the run itself from its start (its catch-up replaces ``build_index``, which
-would store an unfinished last line as a bad row), on a worker thread; when it has read what
-is there, the app shows the index as usual (the latest failure selected) and the follower's
-own thread takes over, woken by file-system events.
+follower's catch-up reads what the run holds, on a worker thread: a big run through
+``build_index`` with the persistent index (:mod:`tracetui.live.seed`, which leaves an unfinished
+last line to the follower), a small one from its start by the follower itself. When it has read
+what is there, the app shows the index as usual (the latest failure selected) and the
+follower's own thread takes over, woken by file-system events.
 
 The follower's callbacks run on its thread: they only ``post_message`` a :class:`LiveUpdate`
 (thread-safe, never blocking, so stopping the follower from the UI thread cannot deadlock).
@@ -20,7 +21,8 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -186,6 +188,8 @@ class LiveFollow:
                 backlog=self._backlog,
                 max_backlog=MAX_BACKLOG,
                 watch_dir=True,
+                seed=True,  # a big run's first read: build_index, with the persistent index
+                on_progress=self._progress(run),
             )
         self.taken = 0
         self.recent = None
@@ -297,6 +301,22 @@ class LiveFollow:
 
     def _post(self, message: Message) -> None:
         self.app.post_message(message)
+
+    def _progress(self, run: Run) -> Callable[[int], None]:
+        """Progress of a seeded first read (bytes read of the run's members), ten a second."""
+        last = [0.0]
+        total = 0
+        for m in run.members:
+            with contextlib.suppress(OSError):
+                total += os.path.getsize(m.path)
+
+        def post(done: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.1:
+                last[0] = now
+                self._post(IndexProgress(done, total))
+
+        return post
 
     def _backlog(self) -> int:
         if self.paused:
