@@ -80,8 +80,11 @@ class RawLines:
     object) closes them.
     """
 
-    def __init__(self, index: RunIndex) -> None:
+    def __init__(self, index: RunIndex, *, sparse: bool = False) -> None:
         self.index = index
+        self.sparse = sparse
+        """Each :meth:`locate` that misses reads just its row's line (for rows far apart: a 4 MiB
+        read after every miss would copy whole members to look at a few lines)."""
         self.fds: list[int] = []
         self.chunk = b""
         self.chunk_member = -1
@@ -127,15 +130,17 @@ class RawLines:
         """``(buffer, start, end)``: row ``row``'s bytes are ``buffer[start:end]``.
 
         Rows asked in set order are served from one large read of their member at a time: the
-        looks at a row search the buffer in place, with no read or copy per row.
+        looks at a row search the buffer in place, with no read or copy per row (``sparse``: one
+        read of its own per row).
         """
         ix = self.index
         mno, offset, length = ix.member_no[row], ix.offset[row], ix.length[row]
         base = self.chunk_base
         if mno != self.chunk_member or offset < base or offset + length > base + len(self.chunk):
             fd = self._fd(mno)
+            size = length if self.sparse else max(CHUNK, length)
             try:
-                self.chunk = os.pread(fd, max(CHUNK, length), offset) if fd >= 0 else b""
+                self.chunk = os.pread(fd, size, offset) if fd >= 0 else b""
             except OSError:
                 self.chunk = b""
             self.chunk_member, self.chunk_base = mno, offset

@@ -3,13 +3,16 @@
 
 On a tracetui run only failed or cut rows and retries of cut rows can fire, and of those only
 the ones the scanner's row marks (:mod:`tracetui.model.marks`) do not rule out (the index's
-columns say which: :func:`candidates`); those lines are read again in large reads of their
-members (:class:`RawLines`), looked at as bytes first (the note; for rows the scanner left to
-Python, the schema and the byte counts too), and judged from their
-fields with the rules' own predicates and the one truncation judgement; retries, imported
-records and records of unexpected types go to the rules themselves (``check_record``). On an
-imported run every call is asked. Tests check the counts against lint's on every rule's cases,
-on random records of every dialect and on a set of hostile rows (tests/unit/test_lint_fast.py).
+columns say which: :func:`candidates`). Where the scanner gave TT019's, TT020's and TT022's
+verdicts in the marks (a row of ours it judged, that no contract rule may stop and no field of
+an odd type spoils) the row is counted from them. The other lines are read again (each on its
+own when few are left, else in large reads of their members: :class:`RawLines`), looked at as
+bytes first (the note; for rows the scanner left to Python, the schema and the byte counts too),
+and judged from their fields with the rules' own predicates and the one truncation judgement;
+retries, imported records and records of unexpected types go to the rules themselves
+(``check_record``). On an imported run every call is asked. Tests check the counts against
+lint's on every rule's cases, on random records of every dialect and on a set of hostile rows
+(tests/unit/test_lint_fast.py, tests/unit/test_cold_sum_notes.py).
 """
 
 from __future__ import annotations
@@ -65,7 +68,9 @@ def truncated_parent(index: RunIndex, row: int) -> int | None:
 def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
     """``(row, codes)`` for each row from ``first`` that fires, in set order.
 
-    A row whose only possible finding is TT022 is judged from its flags and its note alone: the
+    Most rows of ours are judged from the scanner's verdicts in their marks and flags alone
+    (HEAD_CUT, UNSIZED, SAYS_PASS: :func:`_by_marks`), and are not read. Of the rest, a row
+    whose only possible finding is TT022 is judged from its flags and its note alone: the
     rule asks exactly that (a real nonzero exit or a cut, and a note predicting success), and
     the flags are the same judgement the span makes. A cut row is judged from its fields with
     the rules' predicates; retries, imported records and odd types are given to the rules
@@ -83,18 +88,25 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
     # The scanner's marks, where it judged the row: exact for what they say (a record imported,
     # a cut of unknown size); the byte looks are for the rows it left to Python.
     row_marks = index.marks if len(index.marks) >= n else None
-    with RawLines(index) as raw:
+    judged = _judged(index, rows, parents) if row_marks is not None and not whole else set()
+    # Few rows left to read, far apart (the scanner's verdicts gave the others): a read each.
+    with RawLines(index, sparse=(len(rows) - len(judged)) * SPARSE < n) as raw:
         for row in rows:
             f = flags[row]
             m = marks.ALL if row_marks is None else row_marks[row]
             if f & (BAD | SIDECAR):
+                continue
+            parent = parents.get(row)
+            if row in judged:
+                said = _by_marks(f, m)  # the scanner's verdicts: nothing to read
+                if said:
+                    yield row, said
                 continue
             got = raw.locate(row)
             if got is None:
                 continue
             buf, start, end = got
             obj = parent_obj = None
-            parent = parents.get(row)
             if parent is not None:
                 obj, parent_data = load_json(buf[start:end]), raw.line(parent)
                 parent_obj = load_json(parent_data) if parent_data is not None else None
@@ -127,6 +139,43 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
                 codes = _by_rules(rules, record, parent_obj)
             if codes:
                 yield row, codes
+
+
+SPARSE = 64
+"""Lines read one by one when fewer than one row in this many is read (a row pread costs about
+what copying ~50 rows' bytes does; a 4 MiB read holds ~3,000 rows of a tracetui run)."""
+_RULES_READ = marks.CONTRACT | marks.TYPES | marks.IMPORTED
+"""Marks of a row whose verdicts the scanner's marks do not give: TT001 may stop it, a field the
+verdicts read may be of another type, or it is an imported record (the rules judge those)."""
+
+
+_BY_MARKS = bytes(0 if m == marks.ALL or m & _RULES_READ else 1 for m in range(256))
+"""Row marks → 1 for a row the scanner's verdicts judge (unless it retries a cut row)."""
+
+
+def _judged(index: RunIndex, rows: list[int], parents: dict[int, int]) -> set[int]:
+    """Of ``rows``, those :func:`_by_marks` judges: the marks say so and they retry no cut row."""
+    if not rows:
+        return set()
+    judged = index.marks[rows[0] : rows[-1] + 1].tobytes().translate(_BY_MARKS)
+    first = rows[0]
+    return {r for r in rows if judged[r - first] and r not in parents}
+
+
+def _by_marks(f: int, m: int) -> set[str]:
+    """The incident codes of a row of ours from its flags ``f`` and the scanner's marks ``m``
+    (HEAD_CUT, UNSIZED, SAYS_PASS: :mod:`tracetui.model.marks`), for a row none of
+    :data:`_RULES_READ` marks and no retry of a cut row."""
+    failed = f & FAILED and not f & NULL_EXIT  # a real nonzero exit
+    cut = f & TRUNCATED
+    codes = set()
+    if failed and cut and m & marks.HEAD_CUT:
+        codes.add("TT019")
+    if m & marks.UNSIZED:
+        codes.add("TT020")
+    if (failed or cut) and m & marks.SAYS_PASS:
+        codes.add("TT022")
+    return codes
 
 
 def _stream_codes(obj: Any, failed: bool) -> set[str] | None:

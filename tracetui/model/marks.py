@@ -30,6 +30,15 @@ NOTE = 16
 """The record carries an agent note (TT022 asks it when the row failed or was cut)."""
 UNSIZED = 32
 """A stream cut (by its flag) without a byte count: TT020 fires."""
+HEAD_CUT = 64
+"""On a row that exited nonzero with a code: a stream cut by its flag or byte counts kept its
+head, as its own ``{s}_clip`` says, with no marker word in its preview (TT019 fires). Not set on
+an imported record; a failed row whose cut preview may hold a marker is marked :data:`ALL`."""
+SAYS_PASS = 128
+"""On a row that exited nonzero with a code or was cut: its note predicts success (TT022 fires,
+unless TT001 stops the record). Not set on an imported record; a note the scanner cannot read
+makes the row :data:`ALL`. With HEAD_CUT these two are what ``summary``'s suspicion count reads
+instead of the line (tracetui/analysis/suspicion_scan.py)."""
 ALL = 255
 """Not judged by the scanner: every rule may need the row."""
 

@@ -37,6 +37,8 @@
 #define M_IMPORTED 8
 #define M_NOTE 16
 #define M_UNSIZED 32
+#define M_HEAD_CUT 64
+#define M_SAYS_PASS 128
 #define M_ALL 255
 #define NO_EXIT INT32_MIN
 #define NO_VALUE -1
@@ -100,6 +102,8 @@ static void skip_ws(Cur *c) {
 #include "_scan_words.h"
 
 #include "_scan_json.h"
+
+#include "_scan_notes.h"
 
 #include "_scan_facts.h"
 
@@ -270,7 +274,39 @@ done:
     return result;
 }
 
+/* judge_note(contents) -> 1, 0 or -1: TT022's reading of a note (_scan_notes.h) from the bytes
+ * between its JSON string's quotes, as written; for the tests, which compare it with notes.py. */
+static PyObject *judge_note(PyObject *self, PyObject *args) {
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf)) return NULL;
+    int says = note_says_pass(buf.buf, buf.len);
+    PyBuffer_Release(&buf);
+    return PyLong_FromLong(says);
+}
+
+/* note_words() -> (cues, success, failure, negations, subjects): the scanner's copies of notes.py's
+ * word lists, as tuples of str (a test checks that they are equal). */
+static PyObject *note_words(PyObject *self, PyObject *noargs) {
+    PyObject *out = PyTuple_New(5);
+    if (!out) return NULL;
+    for (int s = 0; s < 5; s++) {
+        Py_ssize_t n = 0;
+        while (NOTE_LISTS[s][n]) n++;
+        PyObject *words = PyTuple_New(n);
+        if (!words) { Py_DECREF(out); return NULL; }
+        PyTuple_SET_ITEM(out, s, words);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *w = PyUnicode_FromString(NOTE_LISTS[s][i]);
+            if (!w) { Py_DECREF(out); return NULL; }
+            PyTuple_SET_ITEM(words, i, w);
+        }
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"judge_note", judge_note, METH_VARARGS, "TT022's reading of a note's JSON string contents: 1, 0 or -1."},
+    {"note_words", note_words, METH_NOARGS, "The note word lists the scanner judges with."},
     {"scan", scan, METH_VARARGS, "Scan complete JSON lines of a buffer into index columns."},
     {"set_hints", set_hints, METH_VARARGS, "Set the marker hint words (UTF-8 bytes)."},
     {"set_secret_hints", set_secret_hints, METH_VARARGS, "Set the secret hint words (lower-case ASCII)."},
@@ -297,6 +333,8 @@ PyMODINIT_FUNC PyInit__scan(void) {
         PyModule_AddIntConstant(m, "M_IMPORTED", M_IMPORTED) < 0 ||
         PyModule_AddIntConstant(m, "M_NOTE", M_NOTE) < 0 ||
         PyModule_AddIntConstant(m, "M_UNSIZED", M_UNSIZED) < 0 ||
+        PyModule_AddIntConstant(m, "M_HEAD_CUT", M_HEAD_CUT) < 0 ||
+        PyModule_AddIntConstant(m, "M_SAYS_PASS", M_SAYS_PASS) < 0 ||
         PyModule_AddIntConstant(m, "M_ALL", M_ALL) < 0) {
         Py_DECREF(m);
         return NULL;

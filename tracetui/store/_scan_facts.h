@@ -205,6 +205,50 @@ static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err) {
     return m;
 }
 
+/* Whether a preview as written holds tracetui's own marker, "…[truncated N bytes]…" with N in ASCII
+ * digits, in plain bytes (so its text holds it too, whatever escapes are elsewhere). */
+static int has_own_marker(const unsigned char *s, Py_ssize_t n) {
+    static const char OPEN[] = "\xe2\x80\xa6[truncated ", CLOSE[] = " bytes]\xe2\x80\xa6";
+    const Py_ssize_t lo = (Py_ssize_t)sizeof(OPEN) - 1, lc = (Py_ssize_t)sizeof(CLOSE) - 1;
+    const unsigned char *p = s, *end = s + n;
+    while (end - p >= lo + 1 + lc) {
+        const unsigned char *at = memchr(p, 0xE2, (size_t)(end - p - lo - lc));
+        if (!at) return 0;
+        p = at + 1;
+        if (memcmp(at, OPEN, (size_t)lo) != 0) continue;
+        const unsigned char *d = at + lo;
+        while (d < end && *d >= '0' && *d <= '9') d++;
+        if (d > at + lo && end - d >= lc && memcmp(d, CLOSE, (size_t)lc) == 0) return 1;
+    }
+    return 0;
+}
+
+/* TT019's and TT022's verdicts on a row of ours that failed or was cut (model/marks.py HEAD_CUT,
+ * SAYS_PASS), so that summary's suspicion count need not read it again; M_ALL when the scanner
+ * cannot give one (a cut stream's preview may hold a marker naming another clip, a note too long
+ * to read here): then the row is read, as a row the scanner did not judge. */
+static uint8_t incident_marks(Val *vals, uint8_t m, const Val *ex, int t_out, int t_err) {
+    int failed = ex->kind == V_INT && ex->num != 0; /* a real nonzero exit */
+    if (failed) { /* TT019: a cut stream kept its head, as its own {s}_clip says */
+        const int T[2] = {t_out, t_err}, PREV[2] = {K_OUT_PREVIEW, K_ERR_PREVIEW}, CLIP[2] = {K_OUT_CLIP, K_ERR_CLIP};
+        for (int s = 0; s < 2; s++) {
+            if (T[s] != 1) continue;
+            const Val *prev = &vals[PREV[s]];
+            /* A marker's clip would decide; tracetui's own marker (the first family find_marker
+             * tries) names none, so with it the record's clip does. */
+            if (prev->kind == V_STR && prev->hint && !has_own_marker(prev->s, prev->slen)) return M_ALL;
+            if (str_eq(&vals[CLIP[s]], "head")) m |= M_HEAD_CUT;
+        }
+    }
+    const Val *note = &vals[K_NOTE];
+    if ((failed || t_out == 1 || t_err == 1) && note->kind == V_STR) {
+        int says = note_says_pass(note->s, note->slen);
+        if (says < 0) return M_ALL;
+        if (says) m |= M_SAYS_PASS;
+    }
+    return m;
+}
+
 /* The same judgement as spans.quick_facts; ok=0 sends the line to Python. */
 static Facts line_facts(Val *vals) {
     Facts f = {0, NO_EXIT, 0, 0, NO_VALUE};
@@ -263,6 +307,7 @@ static Facts line_facts(Val *vals) {
     if (h_out < 0 && h_err < 0) f.hidden = NO_VALUE;
     else f.hidden = (h_out > 0 ? h_out : 0) + (h_err > 0 ? h_err : 0);
     f.marks = row_marks(vals, ex, t_out, t_err);
+    if (!(f.marks & M_IMPORTED)) f.marks = incident_marks(vals, f.marks, ex, t_out, t_err);
     f.ok = 1;
     return f;
 }
