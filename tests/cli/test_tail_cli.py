@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from tracetui.cli import main
+from tracetui.live import seed
+from tracetui.live.follow import Follower
 
 
 def rec(i: int, **extra: object) -> bytes:
@@ -57,12 +59,31 @@ def ids_of(text: str) -> list[str]:
     ],
     ids=["last-ten", "last-three", "none", "from-start"],
 )
+@pytest.mark.parametrize("seeded", [False, True], ids=["read", "seeded"])
 def test_once_prints_what_is_there(
-    run: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: list[str]
+    run: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    expected: list[str],
+    seeded: bool,
 ) -> None:
+    """Seeded: the run's first read is build_index's (live/seed.py), as for a big run; its
+    last rows are printed from the index."""
+    taken: list[int] = []
+    if seeded:
+        monkeypatch.setattr(seed, "SEED_BYTES", 0)
+        real = Follower._adopt
+
+        def spy(self: Follower, got: seed.Seeded) -> None:
+            real(self, got)
+            taken.append(self.seeded)
+
+        monkeypatch.setattr(Follower, "_adopt", spy)
     assert main(["tail", "--once", *args, str(run)]) == 0
     out = capsys.readouterr().out
     assert ids_of(out) == expected  # the unfinished 15th record is not shown, nor reported bad
+    assert taken == ([14] if seeded and args != ["--from-start"] else [])
 
 
 def test_text_line_columns(run: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -83,10 +83,11 @@ def _tail(args: argparse.Namespace) -> int:
     # Watch folders before reading them: a run created meanwhile must not be missed.
     followed = {os.path.normpath(r.base) for r in runs}
     dirwatches = [DirWatch(p, new_runs.append, known=_bases_in(p, followed)) for p in dirs]
-    followers = [_Source(run, out) for run in runs]
+    # What is already there: all of it with --from-start, else only the last N rows (a big
+    # run's rows then come from build_index and the persistent index, not a read of every line).
+    keep = None if args.from_start else args.lines
+    followers = [_Source(run, out, seed=keep is not None) for run in runs]
     for src in followers:
-        # What is already there: all of it with --from-start, else only the last N rows.
-        keep = None if args.from_start else args.lines
         src.catch_up(keep, once=args.once)
     out.flush()
     if args.once:
@@ -130,7 +131,7 @@ def _bases_in(folder: str, followed: set[str]) -> set[str]:
 class _Source:
     """One followed run: its follower and the rows it produced that are still to print."""
 
-    def __init__(self, run: Any, out: _Printer) -> None:
+    def __init__(self, run: Any, out: _Printer, *, seed: bool = False) -> None:
         from tracetui.live.follow import Follower
         from tracetui.live.foreign import ForeignFollower
         from tracetui.store.live_import import empty_run
@@ -141,7 +142,8 @@ class _Source:
         # A file still empty cannot be told from a new run of ours: named at its first line.
         self.undecided = run.source_format is None and empty_run(run)
         if run.source_format is None:
-            self.follower = Follower(run, on_rows=self._collect, on_note=out.note)
+            # A big run's first read by build_index (live/seed.py): only its last rows print.
+            self.follower = Follower(run, on_rows=self._collect, on_note=out.note, seed=seed)
         else:
             # Another agent's session: each call is a row once its result is in (running calls
             # are not printed). A trace converted again from its start prints only new calls.
@@ -166,6 +168,7 @@ class _Source:
             self.pending.append((r, it))
 
     def catch_up(self, keep: int | None, *, once: bool = False) -> None:
+        from tracetui.live.follow import Follower
         from tracetui.live.foreign import ForeignFollower
 
         if self.undecided and not self._decide():
@@ -174,6 +177,11 @@ class _Source:
         if keep is not None:
             self.pending = deque(maxlen=keep) if keep else deque(maxlen=0)
         f.poll_once()
+        if keep and isinstance(f, Follower) and f.seeded:
+            # Seeded rows never went through _collect: the last of them come before its rows.
+            start = max(0, f.seeded - keep)
+            rows = [(r, f.index.get(r)) for r in range(start, f.seeded)]
+            self.pending = deque([*rows, *self.pending], maxlen=keep)
         while f.more:
             if keep is None:
                 self._print()

@@ -89,6 +89,8 @@ class Follower:
         """Try :func:`tracetui.live.seed.seeded` first (never for an index the caller gave)."""
         self._on_progress = on_progress
         """Told the bytes read so far while a seeded first read runs."""
+        self.seeded = 0
+        """Rows a seeded first read took from ``build_index`` (not passed to ``on_rows``)."""
 
     @property
     def truncated_seen(self) -> bool:
@@ -175,6 +177,7 @@ class Follower:
         """The state a catch-up would have left after reading every member: the index (every
         part of the follower reads the same one) and each file's position and first bytes."""
         self.index = self._rot.index = self._reader.index = got.index
+        self.seeded = len(got.index)
         self._rot.files.extend(got.files)
         self._rot.live = got.live
         if self._stop.is_set():  # stopped during the build: stop() may have closed files before
