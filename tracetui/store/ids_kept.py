@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
-from operator import le
 from typing import Any, cast
 
 import orjson
@@ -81,7 +79,7 @@ def recall(index: RunIndex, rows: int, distinct: int) -> KeptTable | None:
     keys = text.split("\n") if text else []
     if head["rows"] != rows or head["count"] != distinct or len(keys) != distinct:
         return None
-    if not all(map(le, keys, islice(keys, 1, None))):
+    if sorted(keys) != keys:  # in order (sorting a sorted list only compares neighbours)
         return None
     return KeptTable(
         rows,

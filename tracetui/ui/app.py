@@ -45,7 +45,7 @@ from tracetui.ui.find import SearchFlow
 from tracetui.ui.keymap import keymap_path, load_keymap
 from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
-from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
+from tracetui.ui.messages import ChainsReady, IndexFailed, IndexProgress, IndexReady, after_ready
 from tracetui.ui.navigate import Navigation
 from tracetui.ui.palette import UNMEASURED_THEMES, readable_variables
 from tracetui.ui.report_export import export_report
@@ -210,9 +210,12 @@ class TraceApp(Navigation, ViewActions, App[int]):
         except Exception as exc:
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
+        if get_current_worker().is_cancelled:
+            return
+        table_for(index)  # the id column's table (and the id registry): never on the UI thread
+        self.post_message(IndexReady(index, linking=True))
         if not get_current_worker().is_cancelled:
-            table_for(index)  # the id column's table: seconds for a million ids, not on the UI
-            self.post_message(IndexReady(index, ChainIndex(index).prepare()))
+            after_ready(index, self.post_message)  # the chains, in a ChainsReady
 
     def _progress_poster(self, total: int) -> Callable[[int], None]:
         """A progress callback for indexing threads that posts at most ten updates a second."""
@@ -240,10 +243,12 @@ class TraceApp(Navigation, ViewActions, App[int]):
 
     def on_index_ready(self, msg: IndexReady) -> None:
         index = msg.index
-        _settle_heap()
+        # After the list is drawn: a full pass over a million-row index takes 0.05-0.3 s.
+        self.call_after_refresh(_settle_heap)
         kept = self._row_after_peek(index)
         self.index = index
-        self.chains = msg.chains if msg.chains is not None else ChainIndex(index)
+        # Linking: the chains come in a ChainsReady; the chain pane says so until then.
+        self.chains = msg.chains if msg.chains is not None or msg.linking else ChainIndex(index)
         self.mask = 0
         self.query_one(RunHeader).set_facts(index=index, progress="")
         start = index.latest_failure if index.latest_failure is not None else len(index) - 1
@@ -266,6 +271,15 @@ class TraceApp(Navigation, ViewActions, App[int]):
         if len(index) == 0 and not self.live.active:
             # (Followed live, spans are on their way: the detail says "No spans yet." until then.)
             self.notify("this run has no spans yet", timeout=5)
+
+    def on_chains_ready(self, msg: ChainsReady) -> None:
+        if msg.index is not self.index or self.chains is not None:
+            return  # another run was opened meanwhile (or the app linked them itself)
+        self.chains = msg.chains
+        gc.freeze()  # what linking made lives as long as the view (see _settle_heap)
+        if self.screen_stack:
+            for chain in self.screen_stack[0].query(ChainPane):
+                chain.show(self.index, self.chains, self.selected_row)
 
     def rows_appended(self) -> int:
         """Called by the live follower after it appended rows to ``self.index``."""

@@ -91,6 +91,11 @@ class ChainPane(VerticalScroll):
 
     def show(self, index: RunIndex | None, chains: ChainIndex | None, row: int | None) -> None:
         self._shown = (index, chains, row)
+        if index is not None and chains is None and row is not None:  # ui/messages.after_ready
+            self.chain, self.order, self._position = None, [], {}
+            show_text(self.body, Text("Linking the retry chains…", style=self.body.st("dim")))
+            self._subtitle("")
+            return
         # A row of another index (the run was re-read) or not yet committed draws nothing.
         if (
             index is None

@@ -1,0 +1,173 @@
+"""The viewer's open of a big frozen run (``view --no-follow``): the whole index is shown as
+soon as the list can be drawn, its retry chains follow (``ui/messages.after_ready``), and the
+UI thread never makes the id registry, the id table or the chains itself, cold or warm.
+
+The run here is a few hundred rows; ``ids_kept.KEEP_FROM`` is lowered so it takes the path of
+a million-row run (its id table kept with the cache entry and recalled on the warm open).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from records import encode_line, tool
+from unit.cache_runs import OLD, private_cache
+from viewer_helpers import settle
+
+import tracetui.ui.app as appmod
+from tracetui.analysis.chains import ChainIndex
+from tracetui.store import ids_kept
+from tracetui.store.build import build_index
+from tracetui.store.id_registry import IdRegistry
+from tracetui.store.ids import table_for
+from tracetui.store.ids_kept import RegistryTable
+from tracetui.store.ids_table import IdTable
+from tracetui.store.runset import open_path, open_paths
+from tracetui.ui.messages import ChainsReady
+from tracetui.ui.widgets.chain import ChainPane
+
+ROWS = 300
+FAILED = 290
+"""The latest failure: the third attempt of a chain (rows 250, 270, 290), selected at open."""
+
+
+def chain_run(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    recs = []
+    for i in range(ROWS):
+        parent = {270: "20261129T231150.000250Z-a0000250", 290: "20261129T231150.000270Z-a0000270"}
+        recs.append(
+            tool(
+                f"20261129T231150.{i:06d}Z-a{i:07d}",
+                exit_code=1 if i in (250, 270, FAILED) else 0,
+                parent_command_id=parent.get(i),
+            )
+        )
+    path = root / "B.jsonl"
+    path.write_bytes(b"".join(encode_line(r) for r in recs))
+    os.utime(path, ns=(OLD, OLD))  # not racy: the cache trusts it
+    return path
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(ids_kept, "KEEP_FROM", 10)
+    return private_cache(tmp_path, monkeypatch)
+
+
+def spy_threads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """``(what, on the UI thread)`` of every registry settled, id table recalled or built and
+    chain linking pass made from now on."""
+    seen: list[tuple[str, bool]] = []
+    ui = threading.main_thread()
+
+    def spy(owner: Any, name: str, what: str, real_work: Callable[..., bool] | None = None) -> None:
+        real = getattr(owner, name)
+
+        def noted(*args: Any, **kw: Any) -> Any:
+            if real_work is None or real_work(*args):
+                seen.append((what, threading.current_thread() is ui))
+            return real(*args, **kw)
+
+        monkeypatch.setattr(owner, name, noted)
+
+    spy(IdRegistry, "add", "registry", lambda self, ids, start: len(ids) > 64)
+    spy(IdRegistry, "parents_table", "parents")
+    spy(ids_kept, "recall", "recall")
+    spy(ids_kept, "built", "built")
+    spy(IdTable, "__init__", "table", lambda self, ids=(): len(ids) > 64)
+    spy(ChainIndex, "_refresh", "chains", lambda self: self._seen != self.index.generation)
+    return seen
+
+
+async def open_and_look(path: Path) -> tuple[list[int], str]:
+    """Open ``path`` frozen, wait for its chains, move about; the chain pane's rows and the
+    selected row's ID cell."""
+    app = appmod.TraceApp(open_paths([str(path)]), follow=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.index is not None and len(app.index) == ROWS
+        assert app.selected_row == FAILED
+        assert app.chains is not None and app.chains.index is app.index
+        order = list(app.query_one(ChainPane).order)
+        for key in ("up", "down", "G", "g"):
+            await pilot.press(key)
+        await settle(pilot)
+        table = table_for(app.index)
+        assert type(table) is RegistryTable  # a big run's table (kept with the cache entry)
+        cell = table.cell(app.index.ids[FAILED])
+    return order, cell
+
+
+async def test_nothing_big_is_made_on_the_ui_thread_cold_or_warm(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = chain_run(tmp_path / "run")
+    seen = spy_threads(monkeypatch)
+    cold = await open_and_look(path)
+    assert ("built", False) in seen and ("registry", False) in seen  # the cold open's
+    assert not [what for what, on_ui in seen if on_ui], seen
+    seen.clear()
+    warm = await open_and_look(path)
+    assert ("recall", False) in seen and ("chains", False) in seen  # the warm open's
+    assert not [what for what, on_ui in seen if on_ui], seen
+    assert warm == cold
+    assert warm[0] == [250, 270, 290]
+
+
+async def test_the_chain_pane_says_so_until_the_chains_come(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = chain_run(tmp_path / "run")
+    gate = threading.Event()
+    real = appmod.after_ready
+
+    def held(index: Any, post: Any) -> None:
+        gate.wait(10)  # the chains held back while the test looks at the list
+        real(index, post)
+
+    monkeypatch.setattr(appmod, "after_ready", held)
+    app = appmod.TraceApp(open_paths([str(path)]), follow=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.index is not None and len(app.index) == ROWS:
+                break
+        await pilot.pause()
+        assert app.selected_row == FAILED and app.chains is None
+        pane = app.query_one(ChainPane)
+        assert pane.body.render().plain == "Linking the retry chains…"  # type: ignore[union-attr]
+        # Going to an id meanwhile reads the registry (settled before the list was shown).
+        app.goto("20261129T231150.000007Z-a0000007")
+        await pilot.pause()
+        assert app.selected_row == 7
+        app.goto("a0000270")
+        await pilot.pause()
+        assert app.selected_row == 270
+        gate.set()
+        await settle(pilot)
+        assert app.chains is not None and app.chains.index is app.index
+        assert pane.order == [250, 270, 290]
+        text = pane.body.render().plain  # type: ignore[union-attr]
+        assert "Linking" not in text and "a0000250" in text
+
+
+@pytest.mark.parametrize("same", [True, False], ids=["its-own-index", "another-index"])
+async def test_chains_of_another_index_are_not_taken(tmp_path: Path, same: bool) -> None:
+    path = chain_run(tmp_path / "run")
+    app = appmod.TraceApp(open_paths([str(path)]), follow=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.index is not None and app.chains is not None
+        index = app.index if same else build_index(open_path(str(path))[0])
+        app.chains = None  # as while the chains are being linked
+        app.post_message(ChainsReady(index, ChainIndex(index).prepare()))
+        await settle(pilot)
+        assert (app.chains is not None) is same
+        if same:
+            assert app.query_one(ChainPane).order == [250, 270, 290]
