@@ -40,6 +40,7 @@ from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUN
 from tracetui.model.markers import Marker, find_marker
 from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
 from tracetui.model.truncation import judge_stream
+from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
 
 CODES = ("TT019", "TT020", "TT021", "TT022", "TT023", "TT024", "TT025")
@@ -74,34 +75,81 @@ def scan(index: RunIndex, first: int = 0) -> Iterator[tuple[int, set[str]]]:
     rule asks exactly that (a real nonzero exit or a cut, and a note predicting success), and
     the flags are the same judgement the span makes. A cut row is judged from its fields with
     the rules' predicates; retries, imported records and odd types are given to the rules
-    themselves. (The loop is written flat: it runs once per failed or cut row of a run, and
-    ``summary`` must stay fast.)
+    themselves.
     """
+    rows, parents, judged = _plan(index, first)
+    return _walk(index, rows, parents, judged, with_judged=True)
+
+
+def count(index: RunIndex) -> dict[str, int]:
+    """Rows firing each code of :data:`CODES` (``count_suspicions``): the rows the marks judge
+    summed over the columns at C speed, the others walked as :func:`scan` walks them."""
+    counts = dict.fromkeys(CODES, 0)
+    rows, parents, judged = _plan(index, 0)
+    if judged is not None:
+        n = len(judged)
+        flags, row_marks = index.flags[:n].tobytes(), index.marks[:n].tobytes()
+        failed_cut = columns_and(judged, flags.translate(_FAILED_CUT))
+        failed_or_cut = columns_and(judged, flags.translate(_FAILED_OR_CUT))
+        counts["TT019"] = columns_and(failed_cut, row_marks.translate(_HEAD_CUT)).count(1)
+        counts["TT020"] = columns_and(judged, row_marks.translate(_UNSIZED)).count(1)
+        counts["TT022"] = columns_and(failed_or_cut, row_marks.translate(_SAYS_PASS)).count(1)
+    for _row, codes in _walk(index, rows, parents, judged, with_judged=False):
+        for code in codes:
+            counts[code] += 1
+    return counts
+
+
+def _plan(index: RunIndex, first: int) -> tuple[list[int], dict[int, int], bytes | None]:
+    """The rows from ``first`` to look at, in order, each retry's cut parent, and the 0/1
+    column of the rows the marks judge (None when none are: an imported run, no marks)."""
+    n = len(index)
+    if index.run.source_format is not None:  # an imported run: small, every row may fire
+        return list(range(first, n)), _cut_parents(index, range(first, n)), None
+    rows, parents = candidates(index, first)
+    if len(index.marks) < n:
+        return rows, parents, None
+    may = bytearray(n)
+    for row in rows:
+        may[row] = 1
+    for row in parents:  # a retry of a cut row: TT021 needs both records
+        may[row] = 0
+    return rows, parents, columns_and(bytes(may), index.marks[:n].tobytes().translate(_BY_MARKS))
+
+
+def _walk(
+    index: RunIndex,
+    rows: list[int],
+    parents: dict[int, int],
+    judged: bytes | None,
+    *,
+    with_judged: bool,
+) -> Iterator[tuple[int, set[str]]]:
+    """``(row, codes)`` of the firing ``rows``; the rows ``judged`` marks only ``with_judged``.
+    (Written flat: it runs once per failed or cut row of a run, and ``summary`` must stay
+    fast.)"""
     rules = record_rules()
     flags, hidden = index.flags, index.hidden
-    whole = index.run.source_format is not None  # an imported run: small, every row may fire
+    whole = index.run.source_format is not None
     n = len(index)
-    if whole:
-        rows, parents = list(range(first, n)), _cut_parents(index, range(first, n))
-    else:
-        rows, parents = candidates(index, first)
     # The scanner's marks, where it judged the row: exact for what they say (a record imported,
     # a cut of unknown size); the byte looks are for the rows it left to Python.
     row_marks = index.marks if len(index.marks) >= n else None
-    judged = _judged(index, rows, parents) if row_marks is not None and not whole else set()
+    left = len(rows) - (0 if judged is None else judged.count(1))
     # Few rows left to read, far apart (the scanner's verdicts gave the others): a read each.
-    with RawLines(index, sparse=(len(rows) - len(judged)) * SPARSE < n) as raw:
+    with RawLines(index, sparse=left * SPARSE < n) as raw:
         for row in rows:
             f = flags[row]
             m = marks.ALL if row_marks is None else row_marks[row]
             if f & (BAD | SIDECAR):
                 continue
-            parent = parents.get(row)
-            if row in judged:
-                said = _by_marks(f, m)  # the scanner's verdicts: nothing to read
-                if said:
-                    yield row, said
+            if judged is not None and judged[row]:
+                if with_judged:
+                    said = _by_marks(f, m)  # the scanner's verdicts: nothing to read
+                    if said:
+                        yield row, said
                 continue
+            parent = parents.get(row)
             got = raw.locate(row)
             if got is None:
                 continue
@@ -153,13 +201,10 @@ _BY_MARKS = bytes(0 if m == marks.ALL or m & _RULES_READ else 1 for m in range(2
 """Row marks → 1 for a row the scanner's verdicts judge (unless it retries a cut row)."""
 
 
-def _judged(index: RunIndex, rows: list[int], parents: dict[int, int]) -> set[int]:
-    """Of ``rows``, those :func:`_by_marks` judges: the marks say so and they retry no cut row."""
-    if not rows:
-        return set()
-    judged = index.marks[rows[0] : rows[-1] + 1].tobytes().translate(_BY_MARKS)
-    first = rows[0]
-    return {r for r in rows if judged[r - first] and r not in parents}
+_HEAD_CUT = bytes(1 if m & marks.HEAD_CUT else 0 for m in range(256))
+_UNSIZED = bytes(1 if m & marks.UNSIZED else 0 for m in range(256))
+_SAYS_PASS = bytes(1 if m & marks.SAYS_PASS else 0 for m in range(256))
+"""Row marks → 1 where the scanner's verdict says TT019 / TT020 / TT022 fires (on rows it judged)."""
 
 
 def _by_marks(f: int, m: int) -> set[str]:
@@ -270,6 +315,8 @@ def _plain(v: Any) -> bool:
     return isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
 
 
+_CUT = bytes(1 if f & TRUNCATED else 0 for f in range(256))
+"""Row flags → 1 for a cut row."""
 _MAY_FIRE = bytes(
     1 if f & (FAILED | TRUNCATED) and not f & (BAD | SIDECAR) else 0 for f in range(256)
 )
@@ -278,6 +325,10 @@ _FAILED_CUT = bytes(
     1 if f & TRUNCATED and f & FAILED and not f & NULL_EXIT else 0 for f in range(256)
 )
 """Row flags → 1 for a row that exited nonzero with a code and was cut (TT019 may fire)."""
+_FAILED_OR_CUT = bytes(
+    1 if f & TRUNCATED or (f & FAILED and not f & NULL_EXIT) else 0 for f in range(256)
+)
+"""Row flags → 1 for a row that exited nonzero with a code or was cut (TT022 may fire)."""
 _MARKED = bytes(
     1 if m == marks.ALL or m & (marks.NOTE | marks.UNSIZED | marks.IMPORTED) else 0
     for m in range(256)
@@ -305,15 +356,17 @@ def candidates(index: RunIndex, first: int = 0) -> tuple[list[int], dict[int, in
 
 def _cut_parents(index: RunIndex, rows: Iterable[int]) -> dict[int, int]:
     """Row → its parent's row, for the ``rows`` (of those committed) cut like their parent
-    (blind_retry asks the retry to cut again what its parent cut)."""
-    n, flags = len(index), index.flags
-    out = {}
-    for row in rows:
-        if row < n and flags[row] & TRUNCATED:
-            parent = truncated_parent(index, row)
-            if parent is not None:
-                out[row] = parent
-    return out
+    (blind_retry asks the retry to cut again what its parent cut): :func:`truncated_parent`
+    of each, the flags and the parent ids looked up in bulk."""
+    n, flags, parent_ids = len(index), index.flags, index.parent_ids
+    cut = flags[:n].tobytes().translate(_CUT)
+    linked = [r for r in rows if r < n and cut[r] and r in parent_ids]
+    prows = rows_of(index.id_rows, [parent_ids[r] for r in linked])
+    return {
+        row: prow
+        for row, prow in zip(linked, prows, strict=True)
+        if prow is not None and prow != row and flags[prow] & TRUNCATED
+    }
 
 
 # A byte-level look at a raw line, to tell rows that need the rules from rows that need only

@@ -26,7 +26,14 @@ from __future__ import annotations
 from tracetui.analysis.lint import check_record
 from tracetui.analysis.lint_incidents import blind_retry
 from tracetui.analysis.lint_registry import RULES
-from tracetui.analysis.suspicion_scan import CODES, RETRY, record_rules, scan, truncated_parent
+from tracetui.analysis.suspicion_scan import (
+    CODES,
+    RETRY,
+    count,
+    record_rules,
+    scan,
+    truncated_parent,
+)
 from tracetui.model.flags import BAD, FAILED, TRUNCATED
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
@@ -103,11 +110,7 @@ def count_suspicions(index: RunIndex) -> dict[str, int]:
     Every code of :data:`CODES` is a key, zero included. A row counts once per code however
     many of its streams fire.
     """
-    counts = dict.fromkeys(CODES, 0)
-    for _row, codes in scan(index):
-        for code in codes:
-            counts[code] += 1
-    return counts
+    return count(index)
 
 
 def suspicious_rows(index: RunIndex, start: int = 0) -> dict[int, frozenset[str]]:
