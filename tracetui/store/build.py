@@ -134,6 +134,7 @@ def _build(
         for job in jobs:
             if job.dropped:
                 plan.leave_out(job.mno)
+        _leave_out_rewritten(plan)
     if run.sidecar and not for_follower:
         side = Member(run.sidecar, -1, False)
         try:
@@ -169,6 +170,25 @@ class _Job:
                 self.dropped = True
                 continue
             yield item
+
+
+def _leave_out_rewritten(plan: cache.Plan) -> None:
+    """Members changed while read other than by an append are not kept: a copy-and-truncate
+    after the scan's first reads, then writes past the old size, leaves rows of two contents
+    that reach the end of the file now there, which the cache would take for its rows."""
+    for pos, mno in list(plan.mnos.items()):
+        member, before = plan.run.members[pos], plan.before[pos]
+        if member.gz or before is None:
+            continue
+        try:
+            with open_regular(member.path) as fh:
+                fd = fh.fileno()
+                now = cache._identity(fd)
+                kept = now == before or cache._grew_from(fd, now, before)
+        except OSError:
+            kept = False
+        if not kept:
+            plan.leave_out(mno)
 
 
 def _is_live(member: Member) -> bool:
