@@ -13,6 +13,9 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
+import subprocess
+import sys
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,13 +23,14 @@ from typing import Any
 import pytest
 from cache_runs import OLD, cold, private_cache, state
 from records import encode_line, tool
+from test_follow_writer import WRITER
 
 from tracetui.live import seed
 from tracetui.live.follow import Follower
 from tracetui.store import build, fastindex
 from tracetui.store.build import build_index
 from tracetui.store.reader import BadLine
-from tracetui.store.runset import open_path
+from tracetui.store.runset import open_path, sidecar_path
 
 pytestmark = pytest.mark.skipif(not fastindex.available(), reason="seeding needs the C scanner")
 
@@ -301,32 +305,41 @@ def _when(
     "point", ["listed", "before-build", "mid-scan", "after-build", "after-check"]
 )
 @pytest.mark.parametrize(("change", "truth"), list(CHANGES.values()), ids=list(CHANGES))
+@pytest.mark.parametrize("warm", [False, True], ids=["no-cache", "warm-cache"])
 def test_every_record_once_whenever_files_change(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     point: str,
     change: Callable[[Path], None],
     truth: list[str],
+    warm: bool,
     _seed_every_run: list[bool],
 ) -> None:
+    """Warm: a plain build kept the run's rows first, and the builds after the follower's
+    (from what it kept) must give what a build without the cache gives."""
     base = make_run(tmp_path / "run")
+    if warm:
+        private_cache(tmp_path, monkeypatch)
+        _old(base.parent)
+        plain_build(base)
     run = open_path(str(base))[0]
-    fire = _when(point, lambda: change(base), monkeypatch)
-    if point == "listed":
-        fire()  # after the run was listed, before the seeding opened its members
-    f = Follower(run, seed=True)
-    drain(f)
+    with monkeypatch.context() as m:
+        fire = _when(point, lambda: change(base), m)
+        if point == "listed":
+            fire()  # after the run was listed, before the seeding opened its members
+        f = Follower(run, seed=True)
+        drain(f)
     # Taken only when nothing it holds changed before the check.
     assert _seed_every_run == [point == "after-check" or change in BASE_ONLY]
-    monkeypatch.undo()  # the rest is read as usual
     fire()  # (when the point was never reached: a seeding that fell back early)
     _finish(base)
     drain(f)
     got = read_ids(f)
-    want = [*truth, "c0099"]
-    assert sorted(got) == sorted(want), (point, got)
+    assert sorted(got) == sorted([*truth, "c0099"]), (point, got)
     assert not f.index.bad  # no partial line ever taken for a bad one
     f.stop()
+    if warm:
+        assert state(build_index(open_path(str(base))[0])) == state(cold(base))
 
 
 # ------------------------------------------------------------------ the persistent cache
@@ -457,3 +470,265 @@ def test_a_copy_and_truncate_during_the_scan_is_not_kept(
     warm = build_index(open_path(str(base))[0])
     assert [str(i) for i in warm.ids] == [str(i) for i in truth.ids]
     assert state(warm) == state(truth)
+
+
+# ------------------------------------------------------------------ odd sets of members
+def test_a_run_whose_base_is_missing_reads_on_once_it_appears(
+    tmp_path: Path, _seed_every_run: list[bool]
+) -> None:
+    """Only rotated members (the base deleted, not yet written again); an empty one too."""
+    base = make_run(tmp_path / "run")
+    base.unlink()
+    (tmp_path / "run" / "run.jsonl.3").write_bytes(b"")
+    got = []
+    for seeded in (True, False):
+        f = Follower(open_path(str(tmp_path / "run"))[0], seed=seeded)
+        drain(f)
+        got.append(rows(f))
+        f.stop()
+    assert _seed_every_run == [True]
+    assert got[0] == got[1]
+    assert [w for w, _, _ in got[0]] == ids(0, 20)
+    f = Follower(open_path(str(tmp_path / "run"))[0], seed=True)
+    drain(f)
+    base.write_bytes(recs(20, 2))
+    drain(f)
+    assert read_ids(f) == ids(0, 22)
+    f.stop()
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _zero(path: Path) -> None:
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+def _other_file(path: Path) -> None:
+    """A link to another run's file, planted under the member's name."""
+    other = path.parent.parent / "other.jsonl"
+    other.write_bytes(recs(500, 10))
+    path.unlink()
+    path.symlink_to(other)
+
+
+PLANTED: dict[str, tuple[Callable[[Path], None], list[str]]] = {
+    # what replaces B.1 once the seeding opened it, and the rows read then: those of the run
+    # as it is after the change (the follower reads it again, from its names)
+    "fifo": (_fifo, [*ids(0, 10), *ids(20, 10)]),
+    "dev-zero": (_zero, [*ids(0, 10), *ids(20, 10)]),
+    "link-to-another-file": (_other_file, [*ids(0, 10), *ids(500, 10), *ids(20, 10)]),
+}
+
+
+@pytest.mark.parametrize(("plant", "want"), list(PLANTED.values()), ids=list(PLANTED))
+def test_a_member_swapped_during_the_build_is_never_trusted(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    plant: Callable[[Path], None],
+    want: list[str],
+    _seed_every_run: list[bool],
+) -> None:
+    """``B.1`` replaced by a FIFO, a device or a link to another file after the seeding
+    opened it: the seeding falls back (nothing blocks, nothing endless is read) and no row of
+    the seeded index survives."""
+    base = make_run(tmp_path / "run")
+    real = seed.build_index
+
+    def building(*args: Any, **kw: Any) -> Any:
+        plant(tmp_path / "run" / "run.jsonl.1")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(seed, "build_index", building)
+    run = open_path(str(base))[0]
+    f = Follower(run, seed=True)
+    drain(f)
+    assert _seed_every_run == [False]
+    assert read_ids(f) == want
+    assert not f.index.bad
+    if plant is not _other_file:
+        assert any("run.jsonl.1" in n for n in run.notes + f.notes)
+    f.stop()
+
+
+def test_a_generation_deleted_during_the_build_is_noted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _seed_every_run: list[bool]
+) -> None:
+    """The oldest generation deleted while the build runs (``rotate N`` of logrotate): the
+    seeding falls back, the follower says the file could not be read, and reads the rest."""
+    base = make_run(tmp_path / "run")
+    real = seed.build_index
+
+    def building(*args: Any, **kw: Any) -> Any:
+        os.unlink(f"{base}.2.gz")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(seed, "build_index", building)
+    run = open_path(str(base))[0]
+    f = Follower(run, seed=True)
+    drain(f)
+    assert _seed_every_run == [False]
+    assert read_ids(f) == ids(10, 20)
+    notes = [n for n in run.notes + f.notes if "run.jsonl.2.gz" in n]
+    assert len(notes) == 1
+    f.stop()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the fallback reopens members by name: a generation deleted during the build is "
+    "lost, though the seeding held it open (an unseeded follower reads it from its handle)",
+)
+def test_a_generation_deleted_during_the_build_is_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = make_run(tmp_path / "run")
+    real = seed.build_index
+
+    def building(*args: Any, **kw: Any) -> Any:
+        os.unlink(f"{base}.2.gz")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(seed, "build_index", building)
+    f = follower(base)
+    assert sorted(f.index.ids) == ids(0, 30)  # type: ignore[type-var]
+    f.stop()
+
+
+# ------------------------------------------------------------------ a real writer at the start
+@pytest.mark.parametrize("start", ["first-write", "first-rotation"])
+@pytest.mark.parametrize(
+    ("mode", "seed_no"),
+    [("rename", 11), ("copytruncate", 12), ("delete", 13)],
+    ids=["rename-rotation", "copy-and-truncate", "delete-and-recreate"],
+)
+def test_a_writer_rotating_through_the_first_poll(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    seed_no: int,
+    start: str,
+    _seed_every_run: list[bool],
+) -> None:
+    """The writer of test_follow_writer (records cut into partial writes, a rotation every six)
+    is running when the seeding builds: every record once, none of them a bad row. (It keeps
+    more generations than it makes: a generation deleted during the build is another case.)"""
+    base = tmp_path / "run.jsonl"
+    base.write_bytes(recs(0, 200))
+    size = base.stat().st_size
+    real = seed.build_index
+    writer: list[subprocess.Popen[bytes]] = []
+
+    def under_way() -> bool:
+        if start == "first-write":
+            return os.path.exists(f"{base}.1") or base.stat().st_size != size
+        return os.path.exists(f"{base}.1")
+
+    def building(*args: Any, **kw: Any) -> Any:
+        # The members are open; the writer has begun before the build reads them.
+        while writer[0].poll() is None and not under_way():
+            os.sched_yield()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(seed, "build_index", building)
+    f = Follower(open_path(str(base))[0], seed=True)
+    count = 150
+    argv = [sys.executable, "-c", WRITER, str(base), mode, str(count), "6", "40", str(seed_no)]
+    writer.append(subprocess.Popen(argv))
+    try:
+        while writer[0].poll() is None:
+            f.poll_once()
+        assert writer[0].wait() == 0
+        drain(f)
+    finally:
+        if writer[0].poll() is None:
+            writer[0].kill()
+        f.stop()
+    assert not f.index.bad
+    got = [str(i) for i in f.index.ids]
+    truth = [*ids(0, 200), *(f"w{i:06d}" for i in range(count))]
+    if _seed_every_run == [True]:
+        assert got == truth  # seeded, then rotated: read on in order
+    else:
+        assert sorted(got) == sorted(truth)  # a rotation at the start may be read otherwise
+        written = [g for g in got if g.startswith("w")]
+        assert written == sorted(written)
+
+
+# ------------------------------------------------------------------ stopping
+def _open_in(folder: Path) -> list[str]:
+    """The files under ``folder`` this process holds open."""
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(folder)):
+            out.append(target)
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+@pytest.mark.parametrize("when", ["during-build", "after-build", "after-check"])
+def test_stopped_during_the_seeding_leaves_no_file_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """stop() from another thread (the viewer opening another run) while the first poll
+    seeds: the poll returns, reads nothing more, and once the index is closed nothing of the
+    run is held open."""
+    base = make_run(tmp_path / "run")
+    Path(sidecar_path(str(base))).write_bytes(rec(900))
+    f = Follower(open_path(str(base))[0], seed=True)
+    if when == "after-check":
+        check = seed._check
+
+        def checking(*args: Any, **kw: Any) -> Any:
+            got = check(*args, **kw)
+            f.stop()
+            return got
+
+        monkeypatch.setattr(seed, "_check", checking)
+    else:
+        real = seed.build_index
+
+        def building(*args: Any, **kw: Any) -> Any:
+            if when == "during-build":
+                f.stop()
+            got = real(*args, **kw)
+            f.stop()
+            return got
+
+        monkeypatch.setattr(seed, "build_index", building)
+    assert f.poll_once() == 0
+    assert not f.more
+    f.stop()
+    f.index.close()
+    assert _open_in(tmp_path / "run") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=zlib.error,
+    reason="watch.head_of catches OSError and EOFError, not zlib.error: a gzip member whose "
+    "first block is damaged stops the first poll (seeded: in seed._hold, its handles left "
+    "open; unseeded: in the rotation scan's list_members)",
+)
+@pytest.mark.parametrize("seeded", [True, False], ids=["seeded", "unseeded"])
+def test_a_gzip_member_damaged_at_its_start_is_noted(tmp_path: Path, seeded: bool) -> None:
+    base = make_run(tmp_path / "run")
+    data = gzip.compress(recs(0, 10))
+    (tmp_path / "run" / "run.jsonl.2.gz").write_bytes(
+        data[:12] + bytes(b ^ 0x55 for b in data[12:40]) + data[40:]
+    )
+    run = open_path(str(base))[0]
+    f = Follower(run, seed=seeded)
+    try:
+        drain(f)
+        assert read_ids(f) == ids(10, 20)
+        assert any("run.jsonl.2.gz" in n for n in run.notes + f.notes)
+    finally:
+        f.stop()
