@@ -19,6 +19,7 @@ from records import encode_line, tool
 from unit.cache_runs import OLD, private_cache
 from viewer_helpers import settle
 
+import tracetui.store.index as indexmod
 import tracetui.ui.app as appmod
 from tracetui.analysis.chains import ChainIndex
 from tracetui.store import ids_kept
@@ -30,6 +31,7 @@ from tracetui.store.ids_table import IdTable
 from tracetui.store.runset import open_path, open_paths
 from tracetui.ui.messages import ChainsReady
 from tracetui.ui.widgets.chain import ChainPane
+from tracetui.ui.widgets.detail import DetailPane
 
 ROWS = 300
 FAILED = 290
@@ -79,6 +81,9 @@ def spy_threads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     spy(IdRegistry, "add", "registry", lambda self, ids, start: len(ids) > 64)
     spy(IdRegistry, "parents_table", "parents")
     spy(ids_kept, "recall", "recall")
+    spy(ids_kept, "_read", "recall")
+    spy(ids_kept, "members_of", "members")
+    spy(indexmod, "registered", "registry")
     spy(ids_kept, "built", "built")
     spy(IdTable, "__init__", "table", lambda self, ids=(): len(ids) > 64)
     spy(ChainIndex, "_refresh", "chains", lambda self: self._seen != self.index.generation)
@@ -114,24 +119,32 @@ async def test_nothing_big_is_made_on_the_ui_thread_cold_or_warm(
     assert not [what for what, on_ui in seen if on_ui], seen
     seen.clear()
     warm = await open_and_look(path)
-    assert ("recall", False) in seen and ("chains", False) in seen  # the warm open's
+    for what in ("recall", "members", "registry", "chains"):  # the warm open's
+        assert (what, False) in seen, seen
     assert not [what for what, on_ui in seen if on_ui], seen
     assert warm == cold
     assert warm[0] == [250, 270, 290]
 
 
-async def test_the_chain_pane_says_so_until_the_chains_come(
+async def test_while_the_registry_is_settled_the_screen_answers_as_after(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The list, its ID cells, the detail pane and go-to-id, shown while the indexing thread is
+    still settling the id registry (held there), answer as once it is done; the chain pane
+    says the chains are being linked until they come."""
     path = chain_run(tmp_path / "run")
-    gate = threading.Event()
-    real = appmod.after_ready
+    await open_and_look(path)  # the cold open keeps the id table: the next one is warm
+    reference = build_index(open_path(str(path))[0])
+    cells = [IdTable(reference.ids).cell(cid) for cid in reference.ids]
+    gate, held = threading.Event(), threading.Event()
+    real = indexmod.registered
 
-    def held(index: Any, post: Any) -> None:
-        gate.wait(10)  # the chains held back while the test looks at the list
-        real(index, post)
+    def gated(ids: Any, stop: int) -> Any:
+        held.set()
+        gate.wait(10)  # the registry held back while the test looks at the screen
+        return real(ids, stop)
 
-    monkeypatch.setattr(appmod, "after_ready", held)
+    monkeypatch.setattr(indexmod, "registered", gated)
     app = appmod.TraceApp(open_paths([str(path)]), follow=False)
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(200):
@@ -139,20 +152,33 @@ async def test_the_chain_pane_says_so_until_the_chains_come(
             if app.index is not None and len(app.index) == ROWS:
                 break
         await pilot.pause()
+        index = app.index
+        assert index is not None and held.is_set() and index.ids_owed
         assert app.selected_row == FAILED and app.chains is None
         pane = app.query_one(ChainPane)
         assert pane.body.render().plain == "Linking the retry chains…"  # type: ignore[union-attr]
-        # Going to an id meanwhile reads the registry (settled before the list was shown).
+        table = table_for(index)
+        assert isinstance(table, RegistryTable) and table._members is not None  # its ids' set
+        assert [table.cell(cid) for cid in index.ids] == cells
+        detail = app.query_one(DetailPane).body.render().plain  # type: ignore[union-attr]
+        # Going to an id meanwhile: the whole id, then a part of it.
         app.goto("20261129T231150.000007Z-a0000007")
         await pilot.pause()
         assert app.selected_row == 7
         app.goto("a0000270")
         await pilot.pause()
         assert app.selected_row == 270
+        assert index.ids_owed  # all of it answered without the registry
         gate.set()
         await settle(pilot)
-        assert app.chains is not None and app.chains.index is app.index
-        assert pane.order == [250, 270, 290]
+        assert not index.ids_owed and table._members is None  # the registry, then attached
+        assert [table.cell(cid) for cid in index.ids] == cells
+        assert app.chains is not None and app.chains.index is index
+        assert index.id_rows == reference.id_rows
+        app.goto(f"#{FAILED + 1}")
+        await pilot.pause()
+        assert app.selected_row == FAILED and pane.order == [250, 270, 290]
+        assert app.query_one(DetailPane).body.render().plain == detail  # type: ignore[union-attr]
         text = pane.body.render().plain  # type: ignore[union-attr]
         assert "Linking" not in text and "a0000250" in text
 

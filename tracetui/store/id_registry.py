@@ -18,14 +18,28 @@ any other id, or a walk over every id, settles the whole registry first. A cold 
 
 A reader with many ids to look up (a chain index resolving every parent link) asks for all of
 them at once (:func:`rows_of`): one ``map`` at C speed instead of a Python call per id.
+
+The viewer shows a big run before its registry is settled, then settles it on its indexing
+thread *aside* (:meth:`IdRegistry.begin_aside`, :func:`registered`, :meth:`IdRegistry.install`):
+the dict is built outside the index's lock, in steps, so the UI thread reading rows meanwhile
+waits neither for the lock nor for the interpreter. A reader meanwhile gets a
+:class:`SettlingIdRows`: one id is found by a search of the id column at C speed (~25 ms at a
+million rows); anything more waits for the settled dict.
 """
 
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import compress, islice, repeat
 from typing import cast
+
+STEP = 1 << 15
+"""Rows :func:`registered` takes in one C-speed call (~10 ms): another thread waiting for the
+interpreter gets it between two."""
+FEW = 8
+"""Ids a :class:`SettlingIdRows` looks up by searching the column; more wait for the dict."""
 
 
 class IdRegistry:
@@ -42,6 +56,12 @@ class IdRegistry:
         """Rows that must be registered before the registry is read (``>= upto``)."""
         self._parents: tuple[int, int, dict[str, int], set[str]] | None = None
         """``(upto, wanted, first rows, ids looked for)`` of the parent ids' table."""
+        self.settling: threading.Event | None = None
+        """Set while another thread settles the registry aside; set (the event) when done."""
+        self.settler: int | None = None
+        """The thread settling aside (``threading.get_ident()``)."""
+        self.searched: dict[str, int | None] = {}
+        """What :class:`SettlingIdRows` found in the column while the registry is settled aside."""
 
     def owe(self, start: int, stop: int) -> bool:
         """Note rows ``start … stop`` as to be registered later; False when they do not follow
@@ -73,6 +93,29 @@ class IdRegistry:
         self._parents = (start, stop, first, want)
         return first
 
+    def begin_aside(self) -> int | None:
+        """Start settling aside (the caller holds the index's lock); the rows to register, or
+        None when there is nothing to do this way: nothing owed, or some rows registered
+        already (then :meth:`settle` adds the rest: it has to merge) or another thread at it."""
+        if self.upto >= self.wanted or self.upto or self.rows or self.settling is not None:
+            return None
+        self.settling = threading.Event()
+        self.settler = threading.get_ident()
+        self.searched = {}
+        return self.wanted
+
+    def install(self, got: tuple[dict[str, int], dict[str, list[int]]] | None, stop: int) -> None:
+        """End settling aside (the caller holds the lock): take the registry of rows
+        ``0 … stop`` :func:`registered` made, unless rows were registered meanwhile (a writer
+        that could not wait): then the registry already holds at least as much."""
+        if got is not None and not self.upto and not self.rows:
+            self.rows, self.duplicates = got
+            self.upto = stop
+            self._parents = None
+        event, self.settling, self.settler, self.searched = self.settling, None, None, {}
+        if event is not None:
+            event.set()
+
     def looked_for(self) -> set[str]:
         """The ids the last :meth:`parents_table` was made for."""
         return set() if self._parents is None else self._parents[3]
@@ -101,6 +144,80 @@ class IdRegistry:
                 first = rows.setdefault(cid, row)
                 if first != row:
                     self.duplicates.setdefault(cid, [first]).append(row)
+
+
+def registered(ids: list[str | None], stop: int) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """``(rows, duplicates)`` of an empty registry after ``add(ids[:stop], 0)``, the same dicts
+    (in the same order), made in steps of :data:`STEP` rows: from the last rows back, so the
+    first occurrence of an id is the one kept, as ``add`` keeps it."""
+    rows: dict[str | None, int] = {}
+    nones = 0
+    for stop_at in range(stop, 0, -STEP):
+        start = max(0, stop_at - STEP)
+        part = ids[start:stop_at]
+        nones += part.count(None)
+        rows.update(zip(reversed(part), range(stop_at - 1, start - 1, -1), strict=True))
+    rows.pop(None, None)
+    if len(rows) == stop - nones:
+        return cast("dict[str, int]", rows), {}
+    first: dict[str, int] = {}  # duplicates somewhere: the careful way, as add takes it
+    duplicates: dict[str, list[int]] = {}
+    for row, cid in enumerate(islice(ids, stop)):
+        if cid is not None:
+            at = first.setdefault(cid, row)
+            if at != row:
+                duplicates.setdefault(cid, [at]).append(row)
+    return first, duplicates
+
+
+class SettlingIdRows(Mapping[str, int]):
+    """``RunIndex.id_rows`` while the registry is settled aside and every row is owed: an id's
+    first row is its first place in the id column's first ``wanted`` rows (searched at C speed,
+    remembered in ``searched``); a walk over every id, or many ids at once, waits for the
+    settled dict (``settle`` returns it)."""
+
+    def __init__(
+        self,
+        ids: list[str | None],
+        wanted: int,
+        searched: dict[str, int | None],
+        settle: Callable[[], dict[str, int]],
+    ) -> None:
+        self._ids = ids
+        self._wanted = wanted
+        self._searched = searched
+        self._settle = settle
+
+    def _row(self, key: str) -> int | None:
+        if key in self._searched:
+            return self._searched[key]
+        try:
+            row: int | None = self._ids.index(key, 0, self._wanted)
+        except ValueError:
+            row = None
+        self._searched[key] = row
+        return row
+
+    def __getitem__(self, key: str) -> int:
+        row = self._row(key) if isinstance(key, str) else None
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._row(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._settle())
+
+    def __len__(self) -> int:
+        return len(self._settle())
+
+    def get_many(self, keys: list[str]) -> list[int | None]:
+        """``get`` of each of ``keys``: a few searched, more from the settled dict."""
+        if len(keys) <= FEW:
+            return list(map(self._row, keys))
+        return list(map(self._settle().get, keys))
 
 
 class OwedIdRows(Mapping[str, int]):
@@ -149,6 +266,6 @@ class OwedIdRows(Mapping[str, int]):
 def rows_of(id_rows: Mapping[str, int], keys: list[str]) -> list[int | None]:
     """``[id_rows.get(k) for k in keys]`` in one pass at C speed (``RunIndex.id_rows`` is an
     :class:`OwedIdRows` while rows are owed, whose ``get`` goes through Python per key)."""
-    if isinstance(id_rows, OwedIdRows):
+    if isinstance(id_rows, OwedIdRows | SettlingIdRows):
         return id_rows.get_many(keys)
     return list(map(id_rows.get, keys))

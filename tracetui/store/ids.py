@@ -54,26 +54,45 @@ _tables: weakref.WeakKeyDictionary[RunIndex, IdTable] = weakref.WeakKeyDictionar
 _tables_lock = threading.Lock()
 
 
-def table_for(index: RunIndex) -> IdTable:
+def table_for(index: RunIndex, *, settle: bool = True) -> IdTable:
     """The id table of ``index``, up to date with its committed rows (cached per index).
 
     Reads ``index.ids[:len(index)]`` (a copy of committed rows, safe while a follower appends).
-    The index's id registry is brought up to date too (it is owed after a bulk build): the
-    viewer asks for this table on its indexing thread, so neither is made on the UI thread.
+    Making it settles the index's id registry too (it is owed after a bulk build), so the
+    viewer asks for it on its indexing thread: neither is made on the UI thread. With
+    ``settle=False`` a big run's table kept with its cache entry is taken back without
+    settling the registry (``ui/messages.post_ready`` settles it after the list is shown, then
+    :func:`attach_registry`).
     """
-    index.settle_ids()
     with _tables_lock:
         table = _tables.get(index)
         n = len(index)
         if table is None or table.rows > n:
-            first = index.settle_ids()  # past row n (rows committed since the call above too)
-            table = ids_kept.recalled(index, first, n) or ids_kept.built(index, first, n)
+            table = _made(index, n, settle)
             _tables[index] = table
         elif table.rows < n:
             if isinstance(table, ids_kept.RegistryTable):
-                index.settle_ids()  # it reads the registry for every row it holds
+                table.attach(index.settle_ids())  # it reads the registry for every row it holds
             table.extend(index.ids[table.rows : n])
         return table
+
+
+def _made(index: RunIndex, n: int, settle: bool) -> IdTable:
+    if not settle and index.ids_owed:
+        table = ids_kept.recalled_unsettled(index, n)
+        if table is not None:
+            return table
+    first = index.settle_ids()  # past row n (rows committed since len() too)
+    return ids_kept.recalled(index, first, n) or ids_kept.built(index, first, n)
+
+
+def attach_registry(index: RunIndex) -> None:
+    """Hand the table of ``index`` its id registry, settled (after ``index.settling_ids_aside``):
+    the set of ids it asked until then goes (~32 MB at a million ids)."""
+    with _tables_lock:
+        table = _tables.get(index)
+        if isinstance(table, ids_kept.RegistryTable) and not index.ids_owed:
+            table.attach(index.settle_ids())
 
 
 def shown_id(index: RunIndex, cid: str | None) -> str:

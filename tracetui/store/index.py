@@ -28,7 +28,7 @@ from tracetui.model.flags import NO_EXIT, NO_VALUE
 from tracetui.model.spans import Facts, Span
 from tracetui.store import fastindex, gz
 from tracetui.store.fastindex import Item
-from tracetui.store.id_registry import IdRegistry, OwedIdRows
+from tracetui.store.id_registry import IdRegistry, OwedIdRows, SettlingIdRows, registered
 from tracetui.store.linefiles import LineFiles
 from tracetui.store.members import IndexedMember, Snapshot
 from tracetui.store.reader import BadLine, RawLine, is_blank, iter_lines, open_member, parse_facts
@@ -204,7 +204,8 @@ class RunIndex:
         build's rows are owed (:mod:`tracetui.store.id_registry`), small steps (a line reader's
         rows, a follower's few) registered at once, after the owed rows."""
         ids = self._ids
-        if stop <= start or (stop - start > 64 and ids.owe(start, stop)):
+        many = stop - start > 64 or ids.settling is not None  # (settled aside: owed meanwhile)
+        if stop <= start or (many and ids.owe(start, stop)):
             return
         ids.settle(self.ids)
         ids.add(self.ids[start:stop], start)
@@ -221,8 +222,15 @@ class RunIndex:
         with self._lock:
             if ids.upto >= ids.wanted:
                 return ids.rows
+            if ids.settling is not None:  # being settled aside: no 1M-row pass here
+                return SettlingIdRows(self.ids, ids.wanted, ids.searched, self.settle_ids)
             first = ids.parents_table(self.ids, self.parent_ids.values())
             return OwedIdRows(first, ids.looked_for(), self.settle_ids)
+
+    @property
+    def ids_owed(self) -> bool:
+        """Whether some rows' ids are not registered yet (read without the lock)."""
+        return self._ids.upto < self._ids.wanted
 
     def settle_ids(self) -> dict[str, int]:
         """Register every owed row now (the viewer does it on its indexing thread); the
@@ -230,9 +238,31 @@ class RunIndex:
         (through ``ids.table_for``) while a follower may hold the lock for a batch."""
         if self._ids.upto >= self._ids.wanted:
             return self._ids.rows
+        aside = self._ids.settling
+        if aside is not None and self._ids.settler != threading.get_ident():
+            aside.wait()  # another thread builds it (settling_ids_aside): not built twice
         with self._lock:
             self._ids.settle(self.ids)
             return self._ids.rows
+
+    @contextlib.contextmanager
+    def settling_ids_aside(self) -> Iterator[None]:
+        """Settle the id registry when the block ends, its dict built outside the lock in steps
+        (:mod:`tracetui.store.id_registry`): the viewer's indexing thread shows the index in the
+        block. From the block's start, a reader gets an ``id_rows`` that never makes the dict
+        itself; one that needs it waits for it (:meth:`settle_ids`)."""
+        with self._lock:
+            stop = self._ids.begin_aside()
+        got = None
+        try:
+            yield
+            if stop is not None:
+                got = registered(self.ids, stop)
+        finally:
+            if stop is not None:
+                with self._lock:
+                    self._ids.install(got, stop)
+        self.settle_ids()  # rows owed meanwhile (a follower's), a few
 
     @property
     def duplicates(self) -> dict[str, list[int]]:

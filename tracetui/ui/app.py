@@ -37,7 +37,6 @@ from tracetui.analysis.rows import RowView
 from tracetui.model.flags import TRUNCATED
 from tracetui.model.text import neutralize_line
 from tracetui.store.build import build_index, peek_index
-from tracetui.store.ids import table_for
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
 from tracetui.ui.commands import TraceCommands
@@ -45,7 +44,7 @@ from tracetui.ui.find import SearchFlow
 from tracetui.ui.keymap import keymap_path, load_keymap
 from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
-from tracetui.ui.messages import ChainsReady, IndexFailed, IndexProgress, IndexReady, after_ready
+from tracetui.ui.messages import ChainsReady, IndexFailed, IndexProgress, IndexReady, post_ready
 from tracetui.ui.navigate import Navigation
 from tracetui.ui.palette import UNMEASURED_THEMES, readable_variables
 from tracetui.ui.report_export import export_report
@@ -210,12 +209,8 @@ class TraceApp(Navigation, ViewActions, App[int]):
         except Exception as exc:
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
-        if get_current_worker().is_cancelled:
-            return
-        table_for(index)  # the id column's table (and the id registry): never on the UI thread
-        self.post_message(IndexReady(index, linking=True))
-        if not get_current_worker().is_cancelled:
-            after_ready(index, self.post_message)  # the chains, in a ChainsReady
+        # The id table, the id registry and the chains: never on the UI thread.
+        post_ready(index, self.post_message, lambda: worker.is_cancelled)
 
     def _progress_poster(self, total: int) -> Callable[[int], None]:
         """A progress callback for indexing threads that posts at most ten updates a second."""

@@ -91,7 +91,7 @@ class ChainPane(VerticalScroll):
 
     def show(self, index: RunIndex | None, chains: ChainIndex | None, row: int | None) -> None:
         self._shown = (index, chains, row)
-        if index is not None and chains is None and row is not None:  # ui/messages.after_ready
+        if index is not None and chains is None and row is not None:  # ui/messages.post_ready
             self.chain, self.order, self._position = None, [], {}
             show_text(self.body, Text("Linking the retry chains…", style=self.body.st("dim")))
             self._subtitle("")
