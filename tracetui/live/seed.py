@@ -137,6 +137,10 @@ def _check(index: RunIndex, held: list[_Held], keep: set[int]) -> Seeded | None:
         if len(head) < min(HEAD, im.size):
             return None  # it was shorter when opened: it grew before the build read it
         f = FileState(m.path, m.number, m.gz, h.ident, head, mno, im.size, im.lines)
+        # A compressed base (a run opened as B.gz) is in no listing of rotated members: as
+        # after a catch-up, it counts as gone already, else the first scan would take it for
+        # gone and make its rows unreadable.
+        f.gone = m.number == 0 and m.gz
         files.append(f)
         if not m.gz:
             pins.append((mno, h))
