@@ -161,7 +161,7 @@ static int stream_may_break(Val *vals, int kb, int kc, int kf, int kp, int ksha)
 
 /* The row marks of a line the scanner judged (line_facts), from the values it read: each bit says
  * a rule may fire, never that it does; lint reads the marked rows (tracetui/analysis/lint.py). */
-static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err) {
+static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err, int64_t h_out, int64_t h_err) {
     uint8_t m = 0;
     for (const int *k = TEXT_KEYS; *k >= 0; k++) {
         const Val *v = &vals[*k];
@@ -199,10 +199,40 @@ static uint8_t row_marks(Val *vals, const Val *ex, int t_out, int t_err) {
     if (contract) m |= M_CONTRACT;
     if (str_prefix(&vals[K_SCHEMA], "import/")) m |= M_IMPORTED;
     if (!is_none(&vals[K_NOTE])) m |= M_NOTE;
-    /* TT020: cut (by its flag: a marker would have sent the line to Python) with no byte count. */
-    if ((t_out == 1 && is_none(&vals[K_OUT_BYTES])) || (t_err == 1 && is_none(&vals[K_ERR_BYTES])))
+    /* TT020: cut with no byte count and no hidden bytes known (cut by its flag: a marker in a
+     * preview sends the line to Python; a feedback tail's own marker states its bytes). */
+    if ((t_out == 1 && is_none(&vals[K_OUT_BYTES]) && h_out == NO_VALUE) ||
+        (t_err == 1 && is_none(&vals[K_ERR_BYTES]) && h_err == NO_VALUE))
         m |= M_UNSIZED;
     return m;
+}
+
+/* The count of the first tracetui marker ("…[truncated N bytes]…") in a feedback record's tail,
+ * as find_marker() reads it (the first family it tries, the first match in the text): 1 with
+ * *count set, 0 when there is none, -1 when only Python can say (a character outside ASCII where
+ * the digits are, which may be a digit to Python's \d; more digits than fit). A tail with a \u
+ * escape never gets here (its text may spell a marker its bytes do not show): every other escape
+ * decodes to a character no marker holds, so the marker's bytes are its text. */
+static int own_marker_count(const unsigned char *s, Py_ssize_t n, int64_t *count) {
+    static const char OPEN[] = "\xe2\x80\xa6[truncated ", CLOSE[] = " bytes]\xe2\x80\xa6";
+    const Py_ssize_t lo = (Py_ssize_t)sizeof(OPEN) - 1, lc = (Py_ssize_t)sizeof(CLOSE) - 1;
+    const unsigned char *p = s, *end = s + n;
+    while (end - p >= lo) {
+        const unsigned char *at = memchr(p, 0xE2, (size_t)(end - p - lo + 1));
+        if (!at) return 0;
+        p = at + 1;
+        if (memcmp(at, OPEN, (size_t)lo) != 0) continue;
+        const unsigned char *d = at + lo, *digits = d;
+        while (d < end && *d >= '0' && *d <= '9') d++;
+        if (d < end && *d >= 0x80) return -1;
+        if (d == digits || end - d < lc || memcmp(d, CLOSE, (size_t)lc) != 0) continue;
+        if (d - digits > 15) return -1; /* 15 digits stay under HIDDEN_LIMIT */
+        int64_t v = 0;
+        for (const unsigned char *q = digits; q < d; q++) v = v * 10 + (*q - '0');
+        *count = v;
+        return 1;
+    }
+    return 0;
 }
 
 /* Whether a preview as written holds tracetui's own marker, "…[truncated N bytes]…" with N in ASCII
@@ -279,13 +309,23 @@ static Facts line_facts(Val *vals) {
     int t_out, t_err;
     int64_t h_out, h_err;
     if (feedback) {
+        /* A tail's marker makes its stream cut; tracetui's own, read here, states the bytes. */
+        int t[2] = {-1, -1};
+        int64_t h[2] = {NO_VALUE, NO_VALUE};
         for (int k = K_OUT_TAIL; k <= K_ERR_TAIL; k++) {
             Val *v = &vals[k];
             if (!(is_none(v) || v->kind == V_STR)) return f;
-            if (v->kind == V_STR && v->hint) return f;
+            if (v->kind == V_STR && v->hint) {
+                int64_t count;
+                if (v->speller || own_marker_count(v->s, v->slen, &count) != 1) return f;
+                t[k - K_OUT_TAIL] = 1;
+                h[k - K_OUT_TAIL] = count;
+            }
         }
-        t_out = t_err = -1;
-        h_out = h_err = NO_VALUE;
+        t_out = t[0];
+        t_err = t[1];
+        h_out = h[0];
+        h_err = h[1];
     } else {
         if (!stream_facts(vals, K_OUT_BYTES, K_OUT_CAP, K_OUT_TRUNC, K_OUT_PREVIEW, K_OUT_HEAD, K_OUT_TAILB, &t_out, &h_out)) return f;
         if (!stream_facts(vals, K_ERR_BYTES, K_ERR_CAP, K_ERR_TRUNC, K_ERR_PREVIEW, K_ERR_HEAD, K_ERR_TAILB, &t_err, &h_err)) return f;
@@ -306,7 +346,7 @@ static Facts line_facts(Val *vals) {
     else if (t_out == -1 || t_err == -1) f.flags |= F_TRUNC_UNKNOWN;
     if (h_out < 0 && h_err < 0) f.hidden = NO_VALUE;
     else f.hidden = (h_out > 0 ? h_out : 0) + (h_err > 0 ? h_err : 0);
-    f.marks = row_marks(vals, ex, t_out, t_err);
+    f.marks = row_marks(vals, ex, t_out, t_err, h_out, h_err);
     if (!(f.marks & M_IMPORTED)) f.marks = incident_marks(vals, f.marks, ex, t_out, t_err);
     f.ok = 1;
     return f;
