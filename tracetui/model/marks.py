@@ -29,7 +29,8 @@ IMPORTED = 8
 NOTE = 16
 """The record carries an agent note (TT022 asks it when the row failed or was cut)."""
 UNSIZED = 32
-"""A stream cut (by its flag) without a byte count: TT020 fires."""
+"""A stream cut (by its flag) without a byte count, and no marker stating its bytes: TT020
+fires."""
 HEAD_CUT = 64
 """On a row that exited nonzero with a code: a stream cut by its flag or byte counts kept its
 head, as its own ``{s}_clip`` says, with no marker word in its preview (TT019 fires). Not set on

@@ -2,10 +2,12 @@
 
 The scanner validates and reads whole buffers of lines in C with the GIL released, so members of
 a rotated set are scanned on two threads at once. It only reads: it yields batches that the index
-(their one owner, :meth:`tracetui.store.index.RunIndex.append`) applies, in set order. Lines it cannot judge exactly (markers that decide truncation, odd types, escaped ids,
-bad JSON) come back as "slow" rows and go through :func:`tracetui.store.reader.parse_facts`, so
-both paths give the same index. Without the compiled module (no compiler at install time) or
-with ``TRACETUI_NO_C=1``, :func:`available` is False and callers read line by line.
+(their one owner, :meth:`tracetui.store.index.RunIndex.append`) applies, in set order. Lines it
+cannot judge exactly (markers that decide truncation, other than tracetui's own in a feedback
+record's tail; odd types, escaped ids, bad JSON) come back as "slow" rows and go through
+:func:`tracetui.store.reader.parse_facts`, so both paths give the same index. Without the
+compiled module (no compiler at install time) or with ``TRACETUI_NO_C=1``, :func:`available` is
+False and callers read line by line.
 """
 
 from __future__ import annotations
