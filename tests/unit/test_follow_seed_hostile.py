@@ -759,3 +759,71 @@ def test_a_compressed_base_reads_back(
         f.stop()
     assert _seed_every_run == [True]
     assert got[0] == got[1]
+
+
+def test_a_rename_between_the_listing_and_the_seeding(
+    tmp_path: Path, _seed_every_run: list[bool]
+) -> None:
+    """Plain members only: the names listed now hold other files (B.1 the old base), each
+    opened as found, and the generation renamed out of the listing (B.2) is on disk beside
+    them. Seeded, B.2's rows came after the new base's (the first scan found it after the
+    build had read the base), till seed.py left such a run to the follower: the same rows, in
+    the same order, as a follower reading the run itself from that listing."""
+    got = []
+    for seeded in (True, False):
+        folder = tmp_path / f"run-{seeded}"
+        folder.mkdir()
+        base = folder / "run.jsonl"
+        (folder / "run.jsonl.1").write_bytes(recs(0, 10))
+        base.write_bytes(recs(10, 10))
+        run = open_path(str(base))[0]
+        os.rename(f"{base}.1", f"{base}.2")
+        os.rename(base, f"{base}.1")
+        base.write_bytes(recs(20, 3))
+        f = Follower(run, seed=seeded)
+        drain(f)
+        append(base, recs(23, 1))
+        drain(f)
+        got.append(rows(f))
+        assert sorted(read_ids(f)) == ids(0, 24)
+        f.stop()
+    assert _seed_every_run == [False]
+    assert got[0] == got[1]
+    assert [w for w, _, _ in got[0]][-4:] == ids(20, 4)  # the base's rows last
+
+
+def test_an_unfinished_overlong_last_line_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _seed_every_run: list[bool]
+) -> None:
+    """The base ends in a line longer than the scanner holds (it hands it to the line reader),
+    unfinished: left to the follower like any other, then read once finished."""
+    monkeypatch.setattr(fastindex, "MAX_LINE", 4096)
+    long = encode_line(tool("c0030", pad="x" * 12_000))
+    base = make_run(tmp_path / "run", recs(20, 10) + long[:9000])
+    seeded, plain = follower(base), follower(base, seeded=False)
+    assert _seed_every_run == [True]
+    assert rows(seeded) == rows(plain)
+    assert not seeded.index.bad
+    append(base, long[9000:] + recs(31, 1))
+    drain(seeded)
+    drain(plain)
+    assert rows(seeded) == rows(plain)
+    assert read_ids(seeded) == ids(0, 32)
+    seeded.stop()
+    plain.stop()
+
+
+def test_a_compressed_twin_beside_its_member_is_seeded(
+    tmp_path: Path, _seed_every_run: list[bool]
+) -> None:
+    """``B.1.gz`` beside ``B.1`` (a compressor mid-way, or one that left it): the listing reads
+    the plain one; the seeding still takes the run, and no row is read twice."""
+    base = make_run(tmp_path / "run")
+    with gzip.open(f"{base}.1.gz", "wb") as fh:
+        fh.write(recs(10, 10))
+    f = follower(base)
+    assert _seed_every_run == [True]
+    append(base, rec(30)[25:])
+    drain(f)
+    assert read_ids(f) == ids(0, 31)
+    f.stop()

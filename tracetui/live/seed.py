@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from tracetui.live.watch import HEAD, FileState, head_of, ident_of
+from tracetui.live.watch import HEAD, FileState, head_of, ident_of, list_members
 from tracetui.store import fastindex
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
@@ -77,7 +77,7 @@ def seeded(
     notes = len(run.notes)
     try:
         index = build_index(run, progress, cancelled=cancelled, for_follower=True)
-        got = _check(index, held, keep)
+        got = _check(index, held, keep) if _only_held(run, held) else None
         if got is None:
             index.close()
             del run.notes[notes:]  # the follower's own read says it again
@@ -118,6 +118,21 @@ def _hold(run: Run) -> list[_Held] | None:
             h.fh.close()
         return None
     return held
+
+
+def _only_held(run: Run, held: list[_Held]) -> bool:
+    """No rotated member on disk now but those held (or a twin of one: ``B.2.gz`` beside
+    ``B.2``). One renamed before the seeding opened the run (``B.1`` to ``B.2``, the base to
+    ``B.1``, as listed) is found by the follower's first scan and would be read after the
+    base's rows; the follower's own catch-up reads it first."""
+    folder = os.path.dirname(run.base) or os.curdir
+    found, stable = list_members(folder, os.path.basename(run.base))
+    idents = {h.ident for h in held}
+    numbers = {h.member.number for h in held}
+    for e in found:
+        if e.fh is not None:
+            e.fh.close()
+    return stable and all(e.ident in idents or e.number in numbers for e in found)
 
 
 def _check(index: RunIndex, held: list[_Held], keep: set[int]) -> Seeded | None:
