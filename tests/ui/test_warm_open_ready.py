@@ -29,7 +29,7 @@ from tracetui.store.ids import table_for
 from tracetui.store.ids_kept import RegistryTable
 from tracetui.store.ids_table import IdTable
 from tracetui.store.runset import open_path, open_paths
-from tracetui.ui.messages import ChainsReady
+from tracetui.ui.messages import ChainsReady, IndexReady, post_ready
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.detail import DetailPane
 
@@ -197,3 +197,33 @@ async def test_chains_of_another_index_are_not_taken(tmp_path: Path, same: bool)
         assert (app.chains is not None) is same
         if same:
             assert app.query_one(ChainPane).order == [250, 270, 290]
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_post_ready_shows_the_index_then_its_chains(home: Path, tmp_path: Path, warm: bool) -> None:
+    path = chain_run(tmp_path / "run")
+    if warm:
+        table_for(build_index(open_path(str(path))[0]))  # keeps the id table
+    index = build_index(open_path(str(path))[0])
+    reference = build_index(open_path(str(path))[0])
+    posted: list[object] = []
+    owed_when_shown: list[bool] = []
+
+    def shown() -> None:
+        owed_when_shown.append(index.ids_owed)
+        posted.append("shown")
+
+    post_ready(index, posted.append, shown=shown)
+    ready, mark, chains = posted
+    assert isinstance(ready, IndexReady) and ready.index is index and ready.linking
+    assert mark == "shown" and owed_when_shown == [warm]  # (a cold open settles it first)
+    assert isinstance(chains, ChainsReady) and chains.index is index
+    assert chains.chains.groups() == ChainIndex(reference).groups() == {250: [250, 270, 290]}
+    assert not index.ids_owed and index.id_rows == reference.id_rows
+
+
+def test_post_ready_stops_when_cancelled(tmp_path: Path) -> None:
+    index = build_index(open_path(str(chain_run(tmp_path / "run")))[0])
+    posted: list[object] = []
+    post_ready(index, posted.append, cancelled=lambda: True)
+    assert posted == []

@@ -41,6 +41,28 @@ def test_registered_in_steps_makes_the_dicts_add_makes(
         assert list(duplicates.items()) == list(one.duplicates.items())
 
 
+def test_settling_rows_answer_for_the_rows_owed_when_asked() -> None:
+    column: list[str | None] = ["a", None, "b", "a"]
+    searched: dict[str, int] = {}
+    settled: list[int] = []
+
+    def settle() -> dict[str, int]:
+        settled.append(1)
+        return reference(column)[0]
+
+    early = SettlingIdRows(column, 4, searched, settle)
+    assert [early.get(k) for k in ("a", "b", "c", "a")] == [0, 2, None, 0]
+    assert "c" not in early and "" not in early and not settled
+    column.extend(["c", "b"])  # a follower's rows, owed while the registry is made
+    later = SettlingIdRows(column, 6, searched, settle)
+    assert [later.get(k) for k in ("a", "b", "c")] == [0, 2, 4]  # not the early miss
+    assert "c" not in early  # (an answer for the first 4 rows still)
+    assert not settled
+    many = ["a", "b", "c", "d", *"efghij"]
+    assert later.get_many(many) == [reference(column)[0].get(k) for k in many] and settled
+    assert dict(later) == reference(column)[0] and len(later) == 3
+
+
 # ------------------------------------------------------------------ settling aside
 @pytest.fixture
 def no_cache(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -60,8 +60,9 @@ class IdRegistry:
         """Set while another thread settles the registry aside; set (the event) when done."""
         self.settler: int | None = None
         """The thread settling aside (``threading.get_ident()``)."""
-        self.searched: dict[str, int | None] = {}
-        """What :class:`SettlingIdRows` found in the column while the registry is settled aside."""
+        self.searched: dict[str, int] = {}
+        """What :class:`SettlingIdRows` found in the column while the registry is settled
+        aside: an id's first row, or ``-n - 1`` for an id in none of the first ``n`` rows."""
 
     def owe(self, start: int, stop: int) -> bool:
         """Note rows ``start … stop`` as to be registered later; False when they do not follow
@@ -180,7 +181,7 @@ class SettlingIdRows(Mapping[str, int]):
         self,
         ids: list[str | None],
         wanted: int,
-        searched: dict[str, int | None],
+        searched: dict[str, int],
         settle: Callable[[], dict[str, int]],
     ) -> None:
         self._ids = ids
@@ -189,13 +190,17 @@ class SettlingIdRows(Mapping[str, int]):
         self._settle = settle
 
     def _row(self, key: str) -> int | None:
-        if key in self._searched:
-            return self._searched[key]
+        known = self._searched.get(key)
+        if known is not None and known >= 0:
+            return known if known < self._wanted else None
+        if known is not None and -known - 1 >= self._wanted:
+            return None
         try:
             row: int | None = self._ids.index(key, 0, self._wanted)
         except ValueError:
             row = None
-        self._searched[key] = row
+        # A first row stays the first as rows are added; "in none of the first n" holds for n.
+        self._searched[key] = -self._wanted - 1 if row is None else row
         return row
 
     def __getitem__(self, key: str) -> int:

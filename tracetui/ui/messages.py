@@ -53,7 +53,10 @@ def _never() -> bool:
 
 
 def post_ready(
-    index: RunIndex, post: Callable[[Message], object], cancelled: Callable[[], bool] = _never
+    index: RunIndex,
+    post: Callable[[Message], object],
+    cancelled: Callable[[], bool] = _never,
+    shown: Callable[[], object] | None = None,
 ) -> None:
     """An indexing thread's last step: show ``index`` (:class:`IndexReady`), then settle its id
     registry and link its retry chains (:class:`ChainsReady`), all on this thread.
@@ -65,7 +68,9 @@ def post_ready(
     index's lock and in steps, so the UI thread drawing rows waits for neither the lock nor the
     interpreter; a reader meanwhile finds one id by a search of the id column, or waits for
     the registry), then the chains (the chain pane says they are being linked until then).
-    ``cancelled`` is asked between the steps (a quitting app's worker stops).
+    ``cancelled`` is asked between the steps (a quitting app's worker stops). ``shown`` is
+    called right after the ``IndexReady`` is posted, before the rest (a live catch-up can start
+    its follower there: rows it appends meanwhile are registered once the registry is made).
     """
     if cancelled():
         return
@@ -74,6 +79,8 @@ def post_ready(
         return
     with index.settling_ids_aside():
         post(IndexReady(index, linking=True))
+        if shown is not None:
+            shown()
     attach_registry(index)  # the table's set of ids goes
     if cancelled():
         return
