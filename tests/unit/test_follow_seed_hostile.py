@@ -42,6 +42,9 @@ from tracetui.store.runset import open_path
 
 pytestmark = pytest.mark.skipif(not fastindex.available(), reason="seeding needs the C scanner")
 
+SEED_BYTES = seed.SEED_BYTES
+"""The real threshold (the fixture lowers it to 0)."""
+
 
 @pytest.fixture(autouse=True)
 def _seed_every_run(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
@@ -271,3 +274,49 @@ def test_every_record_once_whenever_files_change(
     f.stop()
     if warm:
         assert state(build_index(open_path(str(base))[0])) == state(cold(base))
+
+
+def test_a_big_base_at_the_real_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _seed_every_run: list[bool]
+) -> None:
+    """Past SEED_BYTES and cut into two pieces at the real PIECE_BYTES, ending mid-record: the
+    seeded index is the one a follower reading every byte builds, column by column, and both
+    read on alike."""
+    monkeypatch.setattr(seed, "SEED_BYTES", SEED_BYTES)
+    scan = fastindex.scan_member
+    cuts: list[int] = []
+
+    def spy(*args: Any, end: int | None = None, **kw: Any) -> Iterator[Any]:
+        if end is not None:
+            cuts.append(end)
+        return scan(*args, end=end, **kw)
+
+    monkeypatch.setattr(fastindex, "scan_member", spy)
+    line = rec(0)
+    n = (2 * build.PIECE_BYTES) // len(line) + 2000
+    body = b"".join(line.replace(b"c0000", b"%05d" % i, 1) for i in range(n))
+    base = make_run(tmp_path / "run", body + rec(30)[:25])
+    assert base.stat().st_size > max(seed.SEED_BYTES, 2 * build.PIECE_BYTES)
+    seeded, plain = follower(base), follower(base, seeded=False)
+    assert _seed_every_run == [True]
+    assert len(cuts) == 1  # the base scanned as two pieces
+
+    def columns(f: Follower) -> tuple[Any, ...]:
+        ix = f.index
+        names = [im.member.path for im in ix.members]
+        return (
+            [names[m] for m in ix.member_no],
+            ix.offset.tobytes(),
+            ix.line_no.tobytes(),
+            ix.ids,
+            ix.bad,
+        )
+
+    assert columns(seeded) == columns(plain)
+    append(base, rec(30)[25:] + rec(31))
+    drain(seeded)
+    drain(plain)
+    assert columns(seeded) == columns(plain)
+    assert [str(i) for i in seeded.index.ids[-2:]] == ["c0030", "c0031"]
+    seeded.stop()
+    plain.stop()

@@ -89,31 +89,38 @@ def _other_file(path: Path) -> None:
     path.symlink_to(other)
 
 
-PLANTED: dict[str, tuple[Callable[[Path], None], list[str]]] = {
-    # what replaces B.1 once the seeding opened it, and the rows read then: those of the run
-    # as it is after the change (the follower reads it again, from its names)
-    "fifo": (_fifo, [*ids(0, 10), *ids(20, 10)]),
-    "dev-zero": (_zero, [*ids(0, 10), *ids(20, 10)]),
-    "link-to-another-file": (_other_file, [*ids(0, 10), *ids(500, 10), *ids(20, 10)]),
+PLANTED: dict[str, tuple[Callable[[Path], None], str, list[str]]] = {
+    # what replaces a member once the seeding opened it, which member, and the rows read then:
+    # those of the run as it is after the change (the follower reads it again, from its names)
+    "fifo": (_fifo, "run.jsonl.1", [*ids(0, 10), *ids(20, 10)]),
+    "dev-zero": (_zero, "run.jsonl.1", [*ids(0, 10), *ids(20, 10)]),
+    "link-to-another-file": (
+        _other_file,
+        "run.jsonl.1",
+        [*ids(0, 10), *ids(500, 10), *ids(20, 10)],
+    ),
+    "fifo-base": (_fifo, "run.jsonl", ids(0, 20)),
+    "dev-zero-base": (_zero, "run.jsonl", ids(0, 20)),
 }
 
 
-@pytest.mark.parametrize(("plant", "want"), list(PLANTED.values()), ids=list(PLANTED))
+@pytest.mark.parametrize(("plant", "name", "want"), list(PLANTED.values()), ids=list(PLANTED))
 def test_a_member_swapped_during_the_build_is_never_trusted(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     plant: Callable[[Path], None],
+    name: str,
     want: list[str],
     _seed_every_run: list[bool],
 ) -> None:
-    """``B.1`` replaced by a FIFO, a device or a link to another file after the seeding
-    opened it: the seeding falls back (nothing blocks, nothing endless is read) and no row of
-    the seeded index survives."""
+    """A member replaced by a FIFO, a device or a link to another file after the seeding
+    opened it: the seeding falls back (nothing blocks, nothing endless is read), no row of the
+    seeded index survives, and the follower says what it does not read."""
     base = make_run(tmp_path / "run")
     real = seed.build_index
 
     def building(*args: Any, **kw: Any) -> Any:
-        plant(tmp_path / "run" / "run.jsonl.1")
+        plant(tmp_path / "run" / name)
         return real(*args, **kw)
 
     monkeypatch.setattr(seed, "build_index", building)
@@ -124,7 +131,7 @@ def test_a_member_swapped_during_the_build_is_never_trusted(
     assert read_ids(f) == want
     assert not f.index.bad
     if plant is not _other_file:
-        assert any("run.jsonl.1" in n for n in run.notes + f.notes)
+        assert any(name in n for n in run.notes + f.notes)
     f.stop()
 
 
