@@ -32,6 +32,7 @@ from seed_hostile_runs import (
 )
 from test_follow_writer import WRITER
 
+from tracetui.live import follow as follow_module
 from tracetui.live import seed
 from tracetui.live.follow import Follower
 from tracetui.store import fastindex
@@ -286,7 +287,31 @@ def test_stopped_during_the_seeding_leaves_no_file_open(
         monkeypatch.setattr(seed, "build_index", building)
     assert f.poll_once() == 0
     assert not f.more
-    f.stop()
+    f.index.close()  # (stop() is not called again: the viewer calls it once)
+    assert _open_in(tmp_path / "run") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="live/follow.py: stop() from another thread between _adopt's look at the stop flag "
+    "and its opening of the re-runs file (and the first scan's queued files) leaves those "
+    "open; an unseeded catch-up has the same window",
+)
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_stopped_right_after_the_seeding_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = make_run(tmp_path / "run")
+    Path(sidecar_path(str(base))).write_bytes(rec(900))
+    f = Follower(open_path(str(base))[0], seed=True)
+    real = follow_module.open_regular
+
+    def opening(path: str) -> Any:
+        f.stop()  # the viewer opens another run now
+        return real(path)
+
+    monkeypatch.setattr(follow_module, "open_regular", opening)
+    f.poll_once()
     f.index.close()
     assert _open_in(tmp_path / "run") == []
 
