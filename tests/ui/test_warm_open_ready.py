@@ -213,7 +213,12 @@ def test_post_ready_shows_the_index_then_its_chains(home: Path, tmp_path: Path, 
         owed_when_shown.append(index.ids_owed)
         posted.append("shown")
 
-    post_ready(index, posted.append, shown=shown)
+    def post(message: object) -> None:
+        posted.append(message)
+        if isinstance(message, IndexReady):
+            message.drawn.set()  # as the app does once it drew it
+
+    post_ready(index, post, shown=shown)
     ready, mark, chains = posted
     assert isinstance(ready, IndexReady) and ready.index is index and ready.linking
     assert mark == "shown" and owed_when_shown == [warm]  # (a cold open settles it first)

@@ -238,8 +238,11 @@ class TraceApp(Navigation, ViewActions, App[int]):
 
     def on_index_ready(self, msg: IndexReady) -> None:
         index = msg.index
-        # After the list is drawn: a full pass over a million-row index takes 0.05-0.3 s.
-        self.call_after_refresh(_settle_heap)
+        # Frozen now, so drawing the list starts no full pass over a million-row index (0.05-0.3
+        # s each); the pass that frees what an earlier run left comes after it is drawn.
+        gc.freeze()
+        # Twice: the first refresh after this message may be one queued before it.
+        self.call_after_refresh(self.call_after_refresh, self._index_drawn, msg)
         kept = self._row_after_peek(index)
         self.index = index
         # Linking: the chains come in a ChainsReady; the chain pane says so until then.
@@ -266,6 +269,10 @@ class TraceApp(Navigation, ViewActions, App[int]):
         if len(index) == 0 and not self.live.active:
             # (Followed live, spans are on their way: the detail says "No spans yet." until then.)
             self.notify("this run has no spans yet", timeout=5)
+
+    def _index_drawn(self, msg: IndexReady) -> None:
+        _settle_heap()
+        msg.drawn.set()  # the indexing thread goes on (ui/messages.post_ready)
 
     def on_chains_ready(self, msg: ChainsReady) -> None:
         if msg.index is not self.index or self.chains is not None:
