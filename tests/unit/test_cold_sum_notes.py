@@ -260,7 +260,7 @@ def random_record(rng: random.Random, i: int) -> dict[str, Any]:
     )
     if rng.random() < 0.3 and i:
         rec["parent_command_id"] = f"c{rng.randrange(i)}"
-        rec["argv"] = ["echo", "hi"]
+        rec["argv"] = rng.choice([["echo", "hi"], ["make", "test"]])  # a retry, or another command
     if rng.random() < 0.1:
         rec["stdout_sha256"] = "ab" * 32  # TT004: the contract may stop nothing, rules decide
     if rng.random() < 0.05:

@@ -160,6 +160,11 @@ def _walk(
                 parent_obj = load_json(parent_data) if parent_data is not None else None
                 if not _may_repeat(obj, parent_obj):
                     parent_obj = None  # another command: no blind retry
+                    if _BY_MARKS[m]:  # then the scanner's verdicts, as for any other row
+                        said = _by_marks(f, m)
+                        if said:
+                            yield row, said
+                        continue
             cut = f & TRUNCATED
             failed = f & FAILED and not f & NULL_EXIT  # a real nonzero exit
             codes: set[str] | None = None
