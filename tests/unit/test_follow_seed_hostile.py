@@ -320,3 +320,53 @@ def test_a_big_base_at_the_real_sizes(
     assert [str(i) for i in seeded.index.ids[-2:]] == ["c0030", "c0031"]
     seeded.stop()
     plain.stop()
+
+
+def _rename_unfinished(base: Path) -> None:
+    os.rename(f"{base}.2.gz", f"{base}.3.gz")
+    os.rename(f"{base}.1", f"{base}.2")
+    os.rename(base, f"{base}.1")
+    base.write_bytes(recs(31, 2))
+
+
+def _copy_truncate_unfinished(base: Path) -> None:
+    os.rename(f"{base}.2.gz", f"{base}.3.gz")
+    os.rename(f"{base}.1", f"{base}.2")
+    shutil.copyfile(base, f"{base}.1")
+    with open(base, "r+b") as fh:
+        fh.truncate(0)
+    append(base, recs(31, 2))
+
+
+def _delete_unfinished(base: Path) -> None:
+    os.rename(f"{base}.2.gz", f"{base}.3.gz")
+    os.rename(f"{base}.1", f"{base}.2")
+    shutil.copyfile(base, f"{base}.1")
+    os.unlink(base)
+    base.write_bytes(recs(31, 2))
+
+
+@pytest.mark.parametrize(
+    "rotate",
+    [_rename_unfinished, _copy_truncate_unfinished, _delete_unfinished],
+    ids=["rename", "copy-truncate", "delete-recreate"],
+)
+def test_an_unfinished_base_rotated_away_is_read_as_it_is(
+    tmp_path: Path, rotate: Callable[[Path], None], _seed_every_run: list[bool]
+) -> None:
+    """The writer rotated the base away mid-record (it died, say): the line can no longer
+    grow, and is read once, as the truncated line it is, from the file it is in by then."""
+    got = []
+    for seeded in (True, False):
+        base = make_run(tmp_path / f"run-{seeded}")
+        f = follower(base, seeded=seeded)
+        rotate(base)
+        drain(f)
+        got.append(rows(f))
+        f.stop()
+    assert _seed_every_run == [True]
+    assert got[0] == got[1]
+    reasons = [w for w, _, _ in got[0]]
+    assert reasons == [*ids(0, 30), reasons[30], *ids(31, 2)]
+    assert reasons[30].startswith("truncated line")
+    assert got[0][30][1] == "run.jsonl.1"
