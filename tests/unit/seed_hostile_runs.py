@@ -104,3 +104,16 @@ def old_mtimes(folder: Path, step: int = 0) -> None:
 
 def plain_build(base: Path) -> None:
     build_index(open_path(str(base))[0]).close()
+
+
+def open_in(folder: Path) -> list[str]:
+    """The files under ``folder`` this process holds open."""
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(folder)):
+            out.append(target)
+    return out
