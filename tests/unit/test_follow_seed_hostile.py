@@ -5,7 +5,7 @@ Every case compares with the truth: each record written, once, read back through
 ``index.get(row)`` as itself from the file and line the index names; where a follower that
 meets a rotation at its start may order it otherwise, the same multiset. Files change after the
 run is listed, before the build, during its scan, after it and after its check, with the cache
-off and warm (test_follow_seed_hostile_cache.py and _sets.py have the rest).
+off and warm (test_follow_seed_hostile_cache.py, _sets.py and _gaps.py have the rest).
 """
 
 from __future__ import annotations
