@@ -289,3 +289,21 @@ def test_random_set_counts_as_lint(
     del ix.marks[:]
     assert count_suspicions(ix) == want
     assert suspicious_rows(ix) == judged
+
+
+@pytest.mark.parametrize("sparse", [0, 10**9], ids=["chunked", "sparse"])
+def test_member_cut_short_after_indexing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sparse: int
+) -> None:
+    """A member truncated after it was indexed: the rows past its new end are not read (they
+    count nothing), in either reading, and nothing raises."""
+    monkeypatch.setattr(suspicion_scan, "SPARSE", sparse)
+    recs = [cut(f"c{i}", preview_stdout="x truncated") for i in range(40)]  # read: marked ALL
+    path = write(tmp_path, recs)
+    ix = build_index(open_path(str(path))[0])
+    whole = count_suspicions(ix)
+    assert whole["TT019"] == 40
+    with path.open("r+b") as fh:
+        fh.truncate(path.stat().st_size // 2)
+    half = count_suspicions(ix)
+    assert 0 < half["TT019"] < 40
