@@ -232,3 +232,32 @@ def test_post_ready_stops_when_cancelled(tmp_path: Path) -> None:
     posted: list[object] = []
     post_ready(index, posted.append, cancelled=lambda: True)
     assert posted == []
+
+
+def test_a_reader_waiting_for_the_registry_does_not_wait_for_the_draw(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The UI thread waiting for the registry (many ids at once) cannot draw: the indexing
+    thread then builds the registry at once instead of waiting for the draw."""
+    import tracetui.ui.messages as messages
+
+    monkeypatch.setattr(messages, "DRAWN_WAIT", 600.0)  # a draw that never comes
+    path = chain_run(tmp_path / "run")
+    table_for(build_index(open_path(str(path))[0]))  # keeps the id table: the next is warm
+    index = build_index(open_path(str(path))[0])
+    posted = threading.Event()
+    messages_seen: list[object] = []
+
+    def post(message: object) -> None:
+        messages_seen.append(message)
+        posted.set()
+
+    worker = threading.Thread(target=post_ready, args=(index, post), daemon=True)
+    worker.start()
+    assert posted.wait(60)
+    assert index.ids_owed
+    first = index.settle_ids()  # waits for the indexing thread's registry, not for the draw
+    worker.join(60)
+    assert not worker.is_alive()
+    assert first == build_index(open_path(str(path))[0]).settle_ids()
+    assert [type(m) for m in messages_seen] == [IndexReady, ChainsReady]

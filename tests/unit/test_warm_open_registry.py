@@ -223,3 +223,34 @@ def test_a_table_taken_back_without_the_registry_takes_new_rows_as_a_built_one(
     asked = [*dict.fromkeys([*ix.ids, *new]), "nope", None]
     assert warm.rows == whole.rows
     assert answers(warm, asked) == answers(whole, asked)
+
+
+def test_making_one_index_table_holds_up_no_other_index(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The viewer's indexing thread making the big run's table must not hold up the ID cells
+    of the peek the UI thread draws meanwhile (another index)."""
+    path = ids_run(tmp_path / "run", 300)
+    table_for(build_index(open_path(str(path))[0]))  # kept: the next is taken back
+    big, peek = (build_index(open_path(str(path))[0]) for _ in range(2))
+    inside, go = threading.Event(), threading.Event()
+    real = ids_kept.recalled_unsettled
+
+    def held(index: RunIndex, n: int) -> IdTable | None:
+        inside.set()
+        go.wait(60)
+        return real(index, n)
+
+    monkeypatch.setattr(ids_kept, "recalled_unsettled", held)
+    maker = threading.Thread(target=table_for, args=(big,), kwargs={"settle": False})
+    maker.start()
+    try:
+        assert inside.wait(60)
+        other = threading.Thread(target=table_for, args=(peek,))
+        other.start()
+        other.join(60)
+        assert not other.is_alive()  # made while the big one is still being made
+    finally:
+        go.set()
+        maker.join(60)
+    assert answers(table_for(big), list(big.ids)) == answers(table_for(peek), list(peek.ids))

@@ -60,6 +60,8 @@ class IdRegistry:
         """Set while another thread settles the registry aside; set (the event) when done."""
         self.settler: int | None = None
         """The thread settling aside (``threading.get_ident()``)."""
+        self.awaited = False
+        """Whether another thread waits for the registry settled aside (the settler hurries)."""
         self.searched: dict[str, int] = {}
         """What :class:`SettlingIdRows` found in the column while the registry is settled
         aside: an id's first row, or ``-n - 1`` for an id in none of the first ``n`` rows."""
@@ -114,6 +116,7 @@ class IdRegistry:
             self.upto = stop
             self._parents = None
         event, self.settling, self.settler, self.searched = self.settling, None, None, {}
+        self.awaited = False
         if event is not None:
             event.set()
 

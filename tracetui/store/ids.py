@@ -51,7 +51,12 @@ class IdNotFound(IdError):
 
 # ------------------------------------------------------------------ one table per index
 _tables: weakref.WeakKeyDictionary[RunIndex, IdTable] = weakref.WeakKeyDictionary()
+_making: weakref.WeakKeyDictionary[RunIndex, threading.Lock] = weakref.WeakKeyDictionary()
+"""One lock per index, held while its table is made or brought up to date: the viewer's
+indexing thread making a million-id table does not hold up the ID cells of another index (the
+peek the UI thread shows meanwhile)."""
 _tables_lock = threading.Lock()
+"""Guards the two dicts above (held only to read or set them)."""
 
 
 def table_for(index: RunIndex, *, settle: bool = True) -> IdTable:
@@ -66,10 +71,17 @@ def table_for(index: RunIndex, *, settle: bool = True) -> IdTable:
     """
     with _tables_lock:
         table = _tables.get(index)
+        if table is not None and table.rows == len(index):
+            return table  # the list's every ID cell asks: current, nothing to do
+        making = _making.setdefault(index, threading.Lock())
+    with making:
+        with _tables_lock:
+            table = _tables.get(index)
         n = len(index)
         if table is None or table.rows > n:
             table = _made(index, n, settle)
-            _tables[index] = table
+            with _tables_lock:
+                _tables[index] = table
         elif table.rows < n:
             if isinstance(table, ids_kept.RegistryTable):
                 table.attach(index.settle_ids())  # it reads the registry for every row it holds
@@ -90,7 +102,10 @@ def attach_registry(index: RunIndex) -> None:
     """Hand the table of ``index`` its id registry, settled (after ``index.settling_ids_aside``):
     the set of ids it asked until then goes (~32 MB at a million ids)."""
     with _tables_lock:
-        table = _tables.get(index)
+        making = _making.setdefault(index, threading.Lock())
+    with making:
+        with _tables_lock:
+            table = _tables.get(index)
         if isinstance(table, ids_kept.RegistryTable) and not index.ids_owed:
             table.attach(index.settle_ids())
 

@@ -232,6 +232,11 @@ class RunIndex:
         """Whether some rows' ids are not registered yet (read without the lock)."""
         return self._ids.upto < self._ids.wanted
 
+    @property
+    def ids_awaited(self) -> bool:
+        """Whether a reader waits for the registry being settled aside (read without the lock)."""
+        return self._ids.awaited
+
     def settle_ids(self) -> dict[str, int]:
         """Register every owed row now (the viewer does it on its indexing thread); the
         registry's dict. Without the lock when nothing is owed: the list's every ID cell asks
@@ -240,6 +245,7 @@ class RunIndex:
             return self._ids.rows
         aside = self._ids.settling
         if aside is not None and self._ids.settler != threading.get_ident():
+            self._ids.awaited = True  # (the settler stops waiting for anything else)
             aside.wait()  # another thread builds it (settling_ids_aside): not built twice
         with self._lock:
             self._ids.settle(self.ids)
