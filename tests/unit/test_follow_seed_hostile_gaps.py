@@ -1,5 +1,8 @@
-"""Gaps the seeded follower's hostile tests found that are not closed yet, each a strict xfail
-that names where the fix belongs: it fails (xpasses) once the gap is closed, so the mark goes.
+"""Gaps the seeded follower's hostile tests found, seeded or not, each failing before its fix:
+a generation deleted during a seeding's build (the fallback read members again by name), a
+stop() from another thread during a catch-up (files it opened then stayed open), a gzip member
+damaged in its first bytes (zlib.error stopped the first poll), and a base copied, truncated and
+rotated again before the follower looked (the copy's unread rest was lost).
 """
 
 from __future__ import annotations
@@ -7,7 +10,6 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +42,6 @@ def _seed_every_run(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return seed_every_run(monkeypatch)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the fallback reopens members by name: a generation deleted during the build is "
-    "lost, though the seeding held it open (an unseeded follower reads it from its handle)",
-)
 def test_a_generation_deleted_during_the_build_is_still_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,12 +58,6 @@ def test_a_generation_deleted_during_the_build_is_still_read(
     f.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="live/follow.py: stop() from another thread between _adopt's look at the stop flag "
-    "and its opening of the re-runs file (and the first scan's queued files) leaves those "
-    "open; an unseeded catch-up has the same window",
-)
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
 def test_stopped_right_after_the_seeding_is_taken(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -86,13 +77,6 @@ def test_stopped_right_after_the_seeding_is_taken(
     assert open_in(tmp_path / "run") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=zlib.error,
-    reason="watch.head_of catches OSError and EOFError, not zlib.error: a gzip member whose "
-    "first block is damaged stops the first poll (seeded: in seed._hold, its handles left "
-    "open; unseeded: in the rotation scan's list_members)",
-)
 @pytest.mark.parametrize("seeded", [True, False], ids=["seeded", "unseeded"])
 def test_a_gzip_member_damaged_at_its_start_is_noted(tmp_path: Path, seeded: bool) -> None:
     base = make_run(tmp_path / "run")
@@ -110,12 +94,6 @@ def test_a_gzip_member_damaged_at_its_start_is_noted(tmp_path: Path, seeded: boo
         f.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="live/rotation.py: a base copied and truncated, then rotated again (renamed or "
-    "deleted) before the follower looks, is finished through its handle (empty by then) and "
-    "its copy is only re-pointed as a twin, never queued: the copy's unread rest is lost",
-)
 @pytest.mark.parametrize("second", ["rename", "delete"])
 @pytest.mark.parametrize("seeded", [True, False], ids=["seeded", "unseeded"])
 def test_a_copy_truncate_then_another_rotation_before_a_look(
@@ -138,6 +116,6 @@ def test_a_copy_truncate_then_another_rotation_before_a_look(
     base.write_bytes(recs(30, 2))
     drain(f)
     try:
-        assert sorted(read_ids(f)) == ids(0, 32)
+        assert read_ids(f) == ids(0, 32)  # the copy's unread rest before the newer rows
     finally:
         f.stop()

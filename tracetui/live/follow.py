@@ -26,16 +26,25 @@ import gzip
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from typing import IO
 
 from tracetui.live.ingest import Ingest
 from tracetui.live.rotation import RotationTracker
 from tracetui.live.rowitems import Item, RowItems
 from tracetui.live.seed import Seeded, seeded
-from tracetui.live.watch import DirWatch, FileState, Waiter, ident_of, make_waiter, spool
+from tracetui.live.watch import (
+    DirWatch,
+    FileState,
+    Waiter,
+    head_of,
+    ident_of,
+    make_waiter,
+    spool,
+)
 from tracetui.store.gz import Cancelled
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import NotRegularFile, open_regular
-from tracetui.store.runset import Run, sidecar_path
+from tracetui.store.runset import Member, Run, sidecar_path
 
 RowsCallback = Callable[[int, Sequence[Item]], None]
 """``on_rows(first_row, items)``: ``items[i]`` is row ``first_row + i`` of the index."""
@@ -113,7 +122,10 @@ class Follower:
             self._started = True
             self._catch_up()
             if self._stop.is_set():
-                return 0  # stopped during a seeded first read: nothing more is opened
+                # Stopped (from another thread) during the catch-up: what it opened after
+                # stop() closed the files is closed now, and nothing more is read.
+                self._close_files()
+                return 0
         self._poll_base()
         if self._sidecar is None:
             self._open_sidecar()  # one stat when there is none: a re-run may create it any time
@@ -122,7 +134,10 @@ class Follower:
         if self._dirwatch is not None:
             self._dirwatch.poll()
         self.more = self._reader.budget <= 0
-        return self._flush()
+        added = self._flush()
+        if self._stop.is_set():
+            self._close_files()  # stop() ran meanwhile: it may have missed what this poll opened
+        return added
 
     def _flush(self) -> int:
         count, first, known = self._reader.take()
@@ -149,29 +164,40 @@ class Follower:
     def _catch_up(self) -> None:
         """Open the members present at start; they are read (oldest first) by the next polls.
         Seeded: take the built index and the state of its files, and read on from there."""
+        opened: list[tuple[Member, IO[bytes]]] = []
         if self._seed:
             try:
-                got = seeded(self.run, self._on_progress, self._stop.is_set)
+                got = seeded(self.run, self._on_progress, self._stop.is_set, opened=opened)
             except Cancelled:
                 return  # stopped: nothing more is read (stop() closes what is open)
             if got is not None:
                 self._adopt(got)
                 return
-        for m in self.run.members:
-            try:
-                fh = open_regular(m.path)  # held until the file is read
-            except OSError as exc:
-                self._note(f"{m.name}: cannot read: {exc.strerror}")
-                continue
-            # Opened now, so the inode is the one listed even if a rotation renames it next.
+        # Opened now (or by the seeding, before its build), so the inode is the one listed
+        # even if a rotation renames it next.
+        for m, fh in opened or self._open_members():
             f = FileState(m.path, m.number, m.gz, ident_of(os.fstat(fh.fileno())), fh=fh)
             self._rot.files.append(f)
             if m.number == 0 and not m.gz:
                 self._rot.live = f
-            else:
-                self._rot.pending.append(f)
+                continue
+            # A finished file's first bytes, known before it is read: a copy of it made
+            # meanwhile (compressed, renamed out of sight) is then told for its twin.
+            f.head = head_of(fh, m.gz) or b""
+            fh.seek(0)
+            self._rot.pending.append(f)
         self._open_sidecar(quiet=False)
         self._rot.scan_if_changed(force=True)
+
+    def _open_members(self) -> list[tuple[Member, IO[bytes]]]:
+        """The members present at start, each opened (held until the file is read)."""
+        out = []
+        for m in self.run.members:
+            try:
+                out.append((m, open_regular(m.path)))
+            except OSError as exc:
+                self._note(f"{m.name}: cannot read: {exc.strerror}")
+        return out
 
     def _adopt(self, got: Seeded) -> None:
         """The state a catch-up would have left after reading every member: the index (every
@@ -180,9 +206,7 @@ class Follower:
         self.seeded = len(got.index)
         self._rot.files.extend(got.files)
         self._rot.live = got.live
-        if self._stop.is_set():  # stopped during the build: stop() may have closed files before
-            for f in got.files:
-                f.close()
+        if self._stop.is_set():  # stopped during the build: poll_once closes what is open
             return
         self._open_sidecar(quiet=False)
         self._rot.scan_if_changed(force=True)
@@ -227,6 +251,13 @@ class Follower:
         except OSError:
             ident = None
         live = self._rot.live
+        if live is not None and ident != live.ident and self._truncated_away(live):
+            # Copied and truncated, then rotated away as well, before we looked: its unread
+            # rows are in the copy (queued now), what was written after the truncation in the
+            # file we hold; read in that order.
+            live = self._rot.live
+            if self._rot.truncated is not None or not self._drain():
+                return
         if live is not None and ident != live.ident:
             # Rotated away (renamed, deleted): nobody writes it any more. Finish it through
             # the handle we hold, partial last line included, before anything newer.
@@ -258,6 +289,20 @@ class Follower:
             live = self._open_base()
         if live is not None:
             self._read_live(live)
+
+    def _truncated_away(self, live: FileState) -> bool:
+        """Whether the base we hold, no longer under its name, was truncated before it went:
+        then it is handled as a copy-and-truncate first (its copy looked for and queued)."""
+        if live.fh is None:
+            return False
+        try:
+            st = os.fstat(live.fh.fileno())
+        except OSError:
+            return False
+        if not live.was_truncated(st):
+            return False
+        self._rot.on_truncated(live)
+        return True
 
     def _read_live(self, live: FileState) -> None:
         """Read the base; what must come before it (the copy of a base found truncated while
@@ -325,7 +370,10 @@ class Follower:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-        for f in self._rot.files:
+        self._close_files()
+
+    def _close_files(self) -> None:
+        for f in [*self._rot.files, *self._rot.pending]:
             f.close()
         if self._sidecar is not None:
             self._sidecar.close()

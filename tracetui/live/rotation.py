@@ -148,6 +148,10 @@ class RotationTracker:
                 self._adopt_copy(truncated, e)
                 truncated = None  # one copy is read; another (say, compressed) is a twin
                 continue
+            if any(same_start(head, f.head) for f in self.pending):
+                # A copy (compressed, say) of a file we hold open and will read whole: its rows
+                # are read from our handle; the copy is taken as its twin once they are.
+                continue
             # Content already read, under another name (compressed, copied, or seen missing
             # while a rotation renamed files around us): never read twice.
             twin = next((f for f in vanished + gone if same_start(head, f.head)), None)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
@@ -62,11 +63,17 @@ def seeded(
     run: Run,
     progress: Callable[[int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    *,
+    opened: list[tuple[Member, IO[bytes]]] | None = None,
 ) -> Seeded | None:
     """The index of ``run`` built for its follower, or None when the follower should read the
     run itself (small, imported, no C scanner, or a file changed during the build).
 
-    Raises :class:`tracetui.store.gz.Cancelled` when ``cancelled`` says so during the build.
+    When the build was made but is not taken, the members' handles opened before it are handed
+    over in ``opened`` (in the run's order, each at its start): the follower reads those files,
+    so a generation deleted or replaced during the build is still read, as it would have been
+    by a follower that opened it at that moment. Raises :class:`tracetui.store.gz.Cancelled`
+    when ``cancelled`` says so during the build.
     """
     if run.source_format is not None or not fastindex.available() or _size(run) < SEED_BYTES:
         return None
@@ -75,18 +82,27 @@ def seeded(
         return None
     keep: set[int] = set()
     notes = len(run.notes)
+    got: Seeded | None = None
+    built = False
     try:
         index = build_index(run, progress, cancelled=cancelled, for_follower=True)
+        built = True
         got = _check(index, held, keep) if _only_held(run, held) else None
         if got is None:
             index.close()
             del run.notes[notes:]  # the follower's own read says it again
         return got
     finally:
+        handed = built and got is None and opened is not None
         for h in held:
-            if id(h) not in keep:
-                with contextlib.suppress(OSError):
-                    h.fh.close()
+            if id(h) in keep:
+                continue
+            with contextlib.suppress(OSError):
+                if handed and opened is not None:
+                    h.fh.seek(0)
+                    opened.append((h.member, h.fh))
+                    continue
+                h.fh.close()
 
 
 def _size(run: Run) -> int:
@@ -113,7 +129,7 @@ def _hold(run: Run) -> list[_Held] | None:
                 fh.close()
                 raise OSError(f"{m.name}: first bytes unreadable")
             held.append(_Held(m, fh, ident_of(st), head, st.st_size))
-    except (OSError, EOFError, gzip.BadGzipFile):
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
         for h in held:
             h.fh.close()
         return None

@@ -19,6 +19,7 @@ import gzip
 import os
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
@@ -54,7 +55,8 @@ class FileState:
     ident: tuple[int, int] | None
     """``(st_dev, st_ino)`` of the file itself (of the ``.gz`` for compressed members)."""
     head: bytes = b""
-    """Its first bytes (decompressed), up to HEAD and never past what was consumed."""
+    """Its first bytes (decompressed), up to HEAD: of the live base never past what was
+    consumed; of a finished file read when it is opened (the follower's catch-up)."""
     mno: int | None = None
     """Member number in the index; None until the file yields its first row."""
     size: int = 0
@@ -123,7 +125,7 @@ def head_of(fh: IO[bytes], gz: bool) -> bytes | None:
             with gzip.GzipFile(fileobj=fh, mode="rb") as z:
                 return z.read(HEAD)
         return fh.read(HEAD)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # a gzip stream damaged in its first bytes
         return None
 
 
@@ -135,7 +137,7 @@ def read_head(path: str, gz: bool) -> bytes | None:
                 with gzip.GzipFile(fileobj=fh, mode="rb") as z:
                     return z.read(HEAD)
             return fh.read(HEAD)
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):  # a gzip stream damaged in its first bytes
         return None
 
 
