@@ -29,7 +29,6 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from tracetui.analysis.chains import ChainIndex
 from tracetui.live.follow import Follower
 from tracetui.live.foreign import ForeignFollower
 from tracetui.live.watch import Waiter, make_waiter
@@ -41,7 +40,7 @@ from tracetui.store.live_import import empty_run, first_line_format
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.host import ViewerHost
-from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady
+from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, post_ready
 from tracetui.ui.recent_rows import RecentRows
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.detail import DetailPane
@@ -233,12 +232,29 @@ class LiveFollow:
                 self.catching_up = None
         if gen != self.generation:
             return  # another run was opened meanwhile; open() stopped this follower
-        # The id column's table (shortest unique forms) is built here, on this worker, and kept
+        # As a frozen view's indexing thread does (ui/messages.post_ready): the id column's
+        # table is made here, the index shown, then the id registry settled and the chains
+        # linked on this worker; the follower starts once the index is shown. The table is kept
         # up to date on the follower's thread: a million ids take seconds to sort, and new rows
         # are inserted one by one, neither of which belongs on the UI thread.
-        table_for(follower.index)
         self.taken = len(follower.index)
-        self._post(IndexReady(follower.index, ChainIndex(follower.index).prepare()))
+        post_ready(
+            follower.index,
+            self._post,
+            lambda: gen != self.generation,
+            shown=lambda: self._follow_on(follower, gen, keep_row, undecided=undecided),
+        )
+
+    def _follow_on(
+        self,
+        follower: Follower | ForeignFollower,
+        gen: int,
+        keep_row: int | None,
+        *,
+        undecided: bool,
+    ) -> None:
+        """Catch-up worker, right after the index is shown: start following (or wait for the
+        first line of a file still empty)."""
         if keep_row is not None:
             self._post(LiveUpdate(select=keep_row, generation=gen))
 
