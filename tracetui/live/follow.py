@@ -33,6 +33,7 @@ from tracetui.live.rotation import RotationTracker
 from tracetui.live.rowitems import Item, RowItems
 from tracetui.live.seed import Seeded, seeded
 from tracetui.live.watch import (
+    OUT_OF_HANDLES,
     DirWatch,
     FileState,
     Waiter,
@@ -332,7 +333,11 @@ class Follower:
                 self._refused_base = True
                 self._note(f"{os.path.basename(self.base)}: {exc.strerror}: not followed")
             return None
-        except OSError:
+        except OSError as exc:
+            if exc.errno in OUT_OF_HANDLES and not self._refused_base:
+                # Not a file gone between stat and open: say so once; later polls try again.
+                self._refused_base = True
+                self._note(f"{os.path.basename(self.base)}: cannot open: {exc.strerror}")
             return None  # gone again between stat and open: the next poll will see it
         self._refused_base = False
         ident = ident_of(os.fstat(fh.fileno()))

@@ -15,6 +15,7 @@ containers where events do not arrive); a watcher that fails to start falls back
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import os
 import threading
@@ -40,6 +41,9 @@ BATCH_WINDOW = 0.008
 """With inotify, while rows keep arriving: the pause before the next read, so lines come in
 batches (a poll per line of a fast writer would cost more than the lines)."""
 
+
+OUT_OF_HANDLES = (errno.EMFILE, errno.ENFILE)
+"""``open`` failed for want of a file descriptor: nothing is known of the file itself."""
 
 HEAD = 1024
 """Bytes of a file's start remembered to recognise its copies (copy-truncate, gzip)."""
@@ -213,7 +217,9 @@ def _list_once(folder: str, base_name: str) -> tuple[list[OnDisk], bool]:
         except FileNotFoundError:
             stable = False  # renamed away since the folder was read
             continue
-        except OSError:
+        except OSError as exc:
+            if exc.errno in OUT_OF_HANDLES:
+                stable = False  # not a verdict on the file: it may be there all the same
             continue
         found.append(OnDisk(path, number, gz, ident_of(os.fstat(fh.fileno())), head_of(fh, gz), fh))
     if not stable:
