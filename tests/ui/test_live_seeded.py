@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from records import encode_line, tool
+from seed_spy import seed_every_run
 from test_live import until
 from viewer_helpers import settle
 
@@ -31,17 +31,7 @@ def line(i: int) -> bytes:
 @pytest.fixture
 def seeds(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Seed runs of any size; each seeding's outcome (True: the built index was taken)."""
-    monkeypatch.setattr(seed, "SEED_BYTES", 0)
-    outcomes: list[bool] = []
-    real = seed.seeded
-
-    def spy(*args: Any, **kw: Any) -> seed.Seeded | None:
-        got = real(*args, **kw)
-        outcomes.append(got is not None)
-        return got
-
-    monkeypatch.setattr("tracetui.live.follow.seeded", spy)
-    return outcomes
+    return seed_every_run(monkeypatch)
 
 
 def shown_ids(app: TraceApp) -> list[str | None]:

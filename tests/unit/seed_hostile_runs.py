@@ -6,13 +6,12 @@ from __future__ import annotations
 import gzip
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cache_runs import OLD
 from records import encode_line, tool
+from seed_spy import seed_every_run as seed_runs
 
-from tracetui.live import seed
 from tracetui.live.follow import Follower
 from tracetui.store.build import build_index
 from tracetui.store.reader import BadLine
@@ -34,18 +33,7 @@ def ids(first: int, n: int) -> list[str]:
 
 def seed_every_run(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Seed runs of any size, the cache off unless a test turns it on; each seeding's outcome."""
-    monkeypatch.setattr(seed, "SEED_BYTES", 0)
-    monkeypatch.setenv("TRACETUI_NO_CACHE", "1")
-    outcomes: list[bool] = []
-    real = seed.seeded
-
-    def spy(*args: Any, **kw: Any) -> seed.Seeded | None:
-        got = real(*args, **kw)
-        outcomes.append(got is not None)
-        return got
-
-    monkeypatch.setattr("tracetui.live.follow.seeded", spy)
-    return outcomes
+    return seed_runs(monkeypatch, cache=False)
 
 
 def make_run(folder: Path, base_data: bytes | None = None) -> Path:

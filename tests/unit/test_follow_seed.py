@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from cache_runs import OLD, private_cache, state
 from records import encode_line, tool
+from seed_spy import seed_every_run
 
 from tracetui.live import seed
 from tracetui.live.follow import Follower
@@ -41,17 +42,7 @@ def recs(first: int, n: int) -> bytes:
 @pytest.fixture(autouse=True)
 def _seed_every_run(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Seed runs of any size, and note each seeding's outcome (True: the index was taken)."""
-    monkeypatch.setattr(seed, "SEED_BYTES", 0)
-    outcomes: list[bool] = []
-    real = seed.seeded
-
-    def spy(*args: Any, **kw: Any) -> seed.Seeded | None:
-        got = real(*args, **kw)
-        outcomes.append(got is not None)
-        return got
-
-    monkeypatch.setattr("tracetui.live.follow.seeded", spy)
-    return outcomes
+    return seed_every_run(monkeypatch)
 
 
 def make_run(folder: Path, *, partial: bool = True, sidecar: bool = True) -> Path:
