@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from cache_runs import OLD, private_cache, state
 from records import encode_line, tool
+from seed_hostile_runs import open_in
 from seed_spy import seed_every_run
 
 from tracetui.live import seed
@@ -299,3 +300,31 @@ def test_the_cache_never_takes_a_short_base_for_the_whole_file(
         assert set(whole.bad) == {10, len(short)}
     again = build.build_index(open_path(str(base))[0], for_follower=True)
     assert state(again)[1:] == state(short)[1:]
+
+
+def test_out_of_descriptors_while_checking_falls_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _seed_every_run: list[bool]
+) -> None:
+    """The check's last step (a descriptor per member) failing leaves the run, base included,
+    to the follower: nothing lost, nothing left open."""
+    base = make_run(tmp_path / "run", sidecar=False)
+
+    real = seed._check
+
+    def checking(*args: Any, **kw: Any) -> Any:
+        def no_dup(fd: int) -> int:
+            raise OSError(24, "Too many open files")
+
+        with monkeypatch.context() as m:
+            m.setattr(seed.os, "dup", no_dup)  # during the check only
+            return real(*args, **kw)
+
+    monkeypatch.setattr(seed, "_check", checking)
+    f = Follower(open_path(str(base))[0], seed=True)
+    drain(f)
+    assert _seed_every_run == [False]
+    assert read_back(f) == expected(list(range(40)))
+    f.stop()
+    f.index.close()
+    if os.path.isdir("/proc/self/fd"):
+        assert open_in(tmp_path / "run") == []

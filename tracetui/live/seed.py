@@ -93,6 +93,8 @@ def seeded(
             del run.notes[notes:]  # the follower's own read says it again
         return got
     finally:
+        if got is None:
+            keep.clear()  # the base's handle too goes back to the follower (or is closed)
         handed = built and got is None and opened is not None
         for h in held:
             if id(h) in keep:
@@ -181,7 +183,11 @@ def _check(index: RunIndex, held: list[_Held], keep: set[int]) -> Seeded | None:
     for mno, h in pins:
         # Rows are read through the very file checked here, as the follower's own reads are:
         # a rotation renaming another file to this name cannot redirect them.
-        index.repoint_member(mno, readable=index.members[mno].readable, fd=os.dup(h.fh.fileno()))
+        try:
+            fd = os.dup(h.fh.fileno())
+        except OSError:
+            return None  # out of descriptors: the follower's own reading says so
+        index.repoint_member(mno, readable=index.members[mno].readable, fd=fd)
     return Seeded(index, files, live)
 
 
