@@ -14,15 +14,17 @@ out in that order: keep new rules at the end of their section so existing output
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from tracetui.analysis.chains import ChainIndex
 from tracetui.analysis.lint_registry import ERROR, WARNING, rule
 from tracetui.model.markers import find_marker, split_preview
 from tracetui.model.spans import FEEDBACK, STREAMS, TRACETUI, TRUNCATION_SPAN, Span
-from tracetui.record.redact import Redactor
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
+
+if TYPE_CHECKING:
+    from tracetui.record.redact import Redactor
 
 CONTRACT_KEYS = tuple(f"{s}_{k}" for k in ("bytes", "cap", "truncated") for s in STREAMS)
 UTF8_NOTE = "invalid UTF-8"
@@ -197,20 +199,31 @@ def invalid_utf8(rec: dict[str, Any], span: Span) -> Iterator[str]:
         yield "line holds invalid UTF-8 (replaced with U+FFFD when read)"
 
 
-_REDACTOR = Redactor()
-"""The recorder's own rules (record/redact.py): lint sees exactly what redaction would catch."""
+_redactors: list[Redactor] = []
+"""The recorder's own rules (record/redact.py): lint sees exactly what redaction would catch.
+Made on first use: compiling them costs ~10 ms at every start, and ``summary`` (which imports
+this module for the contract keys) never runs TT015."""
+
+
+def _redactor() -> Redactor:
+    if not _redactors:
+        from tracetui.record.redact import Redactor
+
+        _redactors.append(Redactor())
+    return _redactors[0]
 
 
 @rule(
     "TT015", WARNING, "secret-looking text in a preview, argv, note or error (redaction missed it)"
 )
 def secret_in_text(rec: dict[str, Any], span: Span) -> Iterator[str]:
+    redactor = _redactor()
     for st in span.streams:
-        names = _REDACTOR.findings(st.preview) if st.preview else []
+        names = redactor.findings(st.preview) if st.preview else []
         if names:
             yield f"preview_{st.name} holds secret-looking text ({', '.join(names)})"
     # An argv item and its neighbour are read together, as the recorder does (`--password`, `x`).
-    names = _REDACTOR.argv_findings(span.argv) if span.argv else []
+    names = redactor.argv_findings(span.argv) if span.argv else []
     if names:
         field = "command" if span.dialect == FEEDBACK else "argv"
         yield f"{field} holds secret-looking text ({', '.join(names)})"
@@ -219,7 +232,7 @@ def secret_in_text(rec: dict[str, Any], span: Span) -> Iterator[str]:
         ("agent_note", span.agent_note),
         ("error", span.error),
     ):
-        names = _REDACTOR.findings(text) if text else []
+        names = redactor.findings(text) if text else []
         if names:
             yield f"{field} holds secret-looking text ({', '.join(names)})"
 

@@ -38,7 +38,6 @@ from tracetui.analysis.raw_lines import (
 )
 from tracetui.model import marks
 from tracetui.model.flags import FAILED, NULL_EXIT, TRUNCATED
-from tracetui.record.redact import Redactor
 from tracetui.store.index import RunIndex
 
 SECRET_RULE = "TT015"
@@ -72,6 +71,8 @@ def selection_usable(index: RunIndex) -> bool:
     record_rules = {r.code for r in RULES.values() if r.on in ("tool", "record")}
     if not record_rules <= MARKED_RULES:
         return False  # a rule the marks know nothing of: it must see every row
+    from tracetui.record.redact import Redactor  # lint's alone: summary need not compile it
+
     if not {r.name for r in Redactor().all_rules()} <= marks.SECRET_HINTS.keys():
         return False  # a redaction pattern without its words: TT015 must see every row
     return len(index.marks) >= len(index)
