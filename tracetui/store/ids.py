@@ -25,11 +25,14 @@ restored on a warm open instead of sorted again (:mod:`tracetui.store.ids_kept`)
 
 from __future__ import annotations
 
+import heapq
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import itemgetter
 
-from tracetui.store import ids_kept
+from tracetui.store import gc_pause, id_search, ids_kept
 from tracetui.store.ids_table import MIN_SHOWN as MIN_SHOWN
 from tracetui.store.ids_table import IdTable as IdTable
 from tracetui.store.ids_table import _common_prefix as _common_prefix
@@ -139,6 +142,11 @@ def resolve(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
     clipped one may keep its ``…``); a unique prefix of the id; a unique substring. Several hits
     at a stage raise :class:`IdError` listing up to ``CANDIDATES`` of them (displayed form and
     whole id); none at all raises ``no span with id '…'``.
+
+    Speed: the ids containing the query are found with ``str.find`` over the run's ids joined
+    (:mod:`tracetui.store.id_search`); a stage is looked at only when the ones before it found
+    nothing; the displayed forms are worked out only for ids that may be shown as the query
+    (:meth:`IdTable.shown_as_key`), and of many hits only the few listed (:func:`_listed`).
     """
     ident = ident.strip()
     if not ident:
@@ -151,27 +159,76 @@ def resolve(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
     if exact:
         return exact[0]
     query = ident.strip("…") or ident
-    # Every id of every run containing the query: one pass over the committed ids.
-    found: list[tuple[RunIndex, str, int]] = []
-    for ix in indexes:
-        ids = ix.ids[: len(ix)]
-        seen: set[str] = set()
-        for row, cid in enumerate(ids):
-            if cid and cid not in seen and query in plain(cid):
-                seen.add(cid)
-                found.append((ix, cid, row))
+    # Every distinct id of every run whose plain form contains the query, in row order.
+    found: list[_Hit] = []
+    columns: dict[int, id_search.Column] = {}
+    with gc_pause.paused():  # a million hits are a million tuples, none of them in a cycle
+        for ix in indexes:
+            column = id_search.column_of(ix, ix.ids, len(ix))
+            columns[id(ix)] = column
+            found.extend(column.found(query, ix))
     tables = {id(ix): table_for(ix) for ix in indexes}
-    stages = (
-        [f for f in found if plain(f[1]) == query],
-        [f for f in found if tables[id(f[0])].shown(f[1]).strip("…") == query],
-        [f for f in found if plain(f[1]).startswith(query)],
-        found,
+    whole = any(c.has_whole(query) for c in columns.values())
+    stages: tuple[Callable[[], list[_Hit]], ...] = (
+        lambda: [f for f in found if f[3] == query] if whole else [],
+        lambda: _shown_as(found, query, tables, columns),
+        lambda: list(compress(found, map(str.startswith, map(_TEXT, found), repeat(query)))),
+        lambda: found,
     )
-    for hits in stages:
+    for stage in stages:
+        hits = stage()
         if len(hits) == 1:
             return hits[0][0], hits[0][2]
         if hits:
-            listed = sorted(_candidate(tables[id(ix)], cid) for ix, cid, _ in hits)
-            more = f" (and {len(listed) - CANDIDATES} more)" if len(listed) > CANDIDATES else ""
-            raise IdError(f"id {quoted} is ambiguous: {', '.join(listed[:CANDIDATES])}{more}")
+            listed = _listed(hits, tables, columns)
+            more = f" (and {len(hits) - CANDIDATES} more)" if len(hits) > CANDIDATES else ""
+            raise IdError(f"id {quoted} is ambiguous: {', '.join(listed)}{more}")
     raise IdNotFound(f"no span with id {quoted}")
+
+
+_Hit = tuple[RunIndex, str, int, str]
+"""``(index, id, its first row, its plain form)``."""
+_TEXT = itemgetter(3)
+
+
+def _shown_as(
+    found: list[_Hit], query: str, tables: dict[int, IdTable], columns: dict[int, id_search.Column]
+) -> list[_Hit]:
+    """The hits shown as ``query`` (a clipped form's ``…`` aside), none of them whole ``query``."""
+    maybe: dict[int, str | None] = {}  # per index: a key every such id contains; None: none is
+    for key, table in tables.items():
+        if "…" in columns[key].joined:
+            maybe[key] = ""  # an id with a "…" may be shown as the query with one: ask each
+        else:
+            maybe[key] = table.shown_as_key(query)
+    if all(part is None for part in maybe.values()):
+        return []
+    return [
+        f
+        for f in found
+        if (part := maybe[id(f[0])]) is not None
+        and part in f[3]
+        and tables[id(f[0])].shown(f[1]).strip("…") == query
+    ]
+
+
+def _listed(
+    hits: list[_Hit], tables: dict[int, IdTable], columns: dict[int, id_search.Column]
+) -> list[str]:
+    """The first :data:`CANDIDATES` of the hits' candidates (:func:`_candidate`) in sorted order.
+
+    Of a run whose ids' keys are distinct and have no space, the candidates sort as the keys
+    do (a shown form is its key's start, long enough to tell it from its neighbours; a space
+    could sort before the `` (`` after a shorter one): its first few are those of the hits with
+    the smallest keys, found at C speed. Others (and a few hits) are listed whole."""
+    picked: list[_Hit] = []
+    for key, table in tables.items():
+        mine = hits if len(tables) == 1 else [f for f in hits if id(f[0]) == key]
+        if len(mine) <= 4 * CANDIDATES or " " in columns[key].joined or not table.keys_distinct():
+            picked.extend(mine)
+            continue
+        keys = table.keys_of(list(map(_TEXT, mine)))
+        picked.extend(mine[keys.index(k)] for k in heapq.nsmallest(CANDIDATES, keys))
+    # (an index given twice: its hits are picked twice, as they were found twice)
+    listed = sorted(_candidate(tables[id(ix)], cid) for ix, cid, _row, _text in picked)
+    return listed[:CANDIDATES]

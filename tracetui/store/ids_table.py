@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Sequence
-from itertools import repeat
-from operator import itemgetter, sub
+from itertools import islice, repeat
+from operator import eq, itemgetter, sub
 from typing import cast
 
 from tracetui.model.text import neutralize_line
@@ -107,6 +107,8 @@ class IdTable:
         """Length of the ending every id in ``_others`` shares (0 while there is only one)."""
         self._keys: list[str] = []
         """Sorted keys, one per distinct id (equal keys of different ids stay side by side)."""
+        self._distinct: tuple[tuple[int, int], bool] | None = None
+        """:meth:`keys_distinct` for ``(rows, number of keys)``."""
         self.extend(ids)
 
     # ------------------------------------------------------------------ building
@@ -225,6 +227,41 @@ class IdTable:
     def cell_new(self, cid: str | None, width: int = 8) -> str:
         """:meth:`shown_new` in at most ``width`` columns."""
         return _clip(self.shown_new(cid), width)
+
+    # ------------------------------------------------------------------ for resolving
+    def keys_of(self, texts: list[str]) -> list[str]:
+        """The key of each of ``texts`` (plain forms of ids of this table), in order: at C speed
+        when they are all of one kind, as :meth:`_take` keys them."""
+        stamp_keys, others = _split(texts)
+        if not others:
+            return stamp_keys
+        if not stamp_keys:
+            return self._keys_of_others(others)
+        return [_stamp_suffix(t) or self._key_of_other(t) for t in texts]
+
+    def shown_as_key(self, query: str) -> str | None:
+        """With no ``…`` in any id and no id whose plain form is ``query``: None when no id is
+        shown as ``query``, else a key every id shown so contains.
+
+        An id shown as ``query`` has a key starting with it (its shown form is its key's start).
+        When two keys or more start with ``query`` each is shown longer (its neighbour shares
+        all of ``query``), unless it is ``query`` itself."""
+        keys = self._keys
+        lo = bisect_left(keys, query)
+        if lo == len(keys) or not keys[lo].startswith(query):
+            return None
+        if keys[lo] == query or lo + 1 == len(keys) or not keys[lo + 1].startswith(query):
+            return keys[lo]
+        return None
+
+    def keys_distinct(self) -> bool:
+        """Whether no two ids share a key (each id's shown form is then its key's start, and
+        their order is their keys' order)."""
+        keys = self._keys
+        if self._distinct is None or self._distinct[0] != (self.rows, len(keys)):
+            distinct = not any(map(eq, keys, islice(keys, 1, None)))
+            self._distinct = ((self.rows, len(keys)), distinct)
+        return self._distinct[1]
 
 
 def _abbreviated(keys: list[str], key: str, before: int, after: int, whole: str) -> str:
