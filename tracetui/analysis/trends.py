@@ -22,11 +22,12 @@ come from the index's column, which holds the span's own judgement.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tracetui.analysis.raw_lines import RawLines, load_json
+from tracetui.analysis.raw_lines import RawLines, load_json, ones
 from tracetui.model.facts import produced_and_start
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, SIDECAR, TRUNCATED
 from tracetui.model.spans import NotASpan
@@ -66,6 +67,7 @@ _SKIP = BAD | SIDECAR
 _IS_SKIPPED = bytes(1 if v & _SKIP else 0 for v in range(256))
 _IS_FAILED = bytes(1 if v & FAILED and not v & _SKIP else 0 for v in range(256))
 _IS_TRUNCATED = bytes(1 if v & TRUNCATED and not v & _SKIP else 0 for v in range(256))
+_IS_SIDECAR = bytes(1 if v & SIDECAR else 0 for v in range(256))
 
 
 def span_rows(index: RunIndex) -> list[int]:
@@ -81,27 +83,46 @@ def span_rows(index: RunIndex) -> list[int]:
     return rows
 
 
+class _SpanRows:
+    """``span_rows(index)[p]`` for a position ``p``, without the list of every row: the rows
+    left out (bad lines, re-runs) are few, and the ``k``-th of them has ``skipped[k] - k``
+    span rows before it, so ``p``'s row lies past as many of them as have ``p`` or fewer."""
+
+    def __init__(self, index: RunIndex) -> None:
+        self.skipped = ones(index.flags.tobytes().translate(_IS_SKIPPED))
+        self.before = [row - k for k, row in enumerate(self.skipped)]
+        self.count = len(index) - len(self.skipped)
+
+    def row(self, p: int) -> int:
+        return p + bisect_right(self.before, p)
+
+    def rows(self, lo: int, hi: int) -> list[int]:
+        """The rows at positions ``lo:hi`` (a slice of :func:`span_rows`)."""
+        return [self.row(p) for p in range(lo, hi)]
+
+
 def _span_count(index: RunIndex) -> int:
     """``len(span_rows(index))``, counted at C speed without the list."""
     flags = index.flags.tobytes()
     return len(flags) - flags.translate(_IS_SKIPPED).count(1)
 
 
-def _counts(index: RunIndex, part: list[int]) -> tuple[int, int, int]:
-    """``(failed, truncated, hidden bytes)`` of the span rows ``part`` (ascending).
+def _counts(index: RunIndex, rows: _SpanRows, lo: int, hi: int) -> tuple[int, int, int]:
+    """``(failed, truncated, hidden bytes)`` of the span rows at positions ``lo:hi``.
 
     Counted over the column stretch from its first to its last row: the rows between that are
-    not in ``part`` are bad lines (no flags but BAD, hidden 0) or sidecar re-runs, which the
+    not span rows are bad lines (no flags but BAD, hidden 0) or sidecar re-runs, which the
     maps leave out; only a stretch holding a re-run sums its hidden bytes row by row.
     """
-    lo, hi = part[0], part[-1] + 1
-    flags = index.flags[lo:hi].tobytes()
+    first, stop = rows.row(lo), rows.row(hi - 1) + 1
+    flags = index.flags[first:stop].tobytes()
     failed = flags.translate(_IS_FAILED).count(1)
     truncated = flags.translate(_IS_TRUNCATED).count(1)
     hidden = index.hidden
-    if any(v & SIDECAR for v in set(flags)):
+    if flags.translate(_IS_SIDECAR).find(1) >= 0:
+        part = rows.rows(lo, hi)
         return failed, truncated, sum(hidden[r] for r in part if hidden[r] != NO_VALUE)
-    stretch = hidden[lo:hi]
+    stretch = hidden[first:stop]
     return failed, truncated, sum(stretch) - NO_VALUE * stretch.count(NO_VALUE)
 
 
@@ -139,46 +160,47 @@ def _start(raw: RawLines, row: int) -> str | None:
 
 def buckets_of(index: RunIndex, buckets: int = BUCKETS) -> tuple[list[Bucket], bool]:
     """The run's buckets, and whether bytes produced are exact (True) or sampled (False)."""
-    rows = span_rows(index)
+    rows = _SpanRows(index)
     with RawLines(index) as raw:
-        return _buckets(index, raw, rows, buckets), len(rows) <= EXACT_LIMIT
+        return _buckets(index, raw, rows, buckets), rows.count <= EXACT_LIMIT
 
 
-def _buckets(index: RunIndex, raw: RawLines, rows: list[int], buckets: int) -> list[Bucket]:
-    exact = len(rows) <= EXACT_LIMIT
+def _buckets(index: RunIndex, raw: RawLines, rows: _SpanRows, buckets: int) -> list[Bucket]:
+    exact = rows.count <= EXACT_LIMIT
     out: list[Bucket] = []
-    for lo, hi in _bounds(len(rows), buckets):
-        part = rows[lo:hi]
-        failed, truncated, hidden_sum = _counts(index, part)
+    for lo, hi in _bounds(rows.count, buckets):
+        size = hi - lo
+        failed, truncated, hidden_sum = _counts(index, rows, lo, hi)
         if exact:
-            picked = part
+            picked = rows.rows(lo, hi)
         else:
-            step = len(part) / SAMPLE_PER_BUCKET
+            step = size / SAMPLE_PER_BUCKET
             picked = (
-                sorted({part[int(i * step)] for i in range(SAMPLE_PER_BUCKET)})
+                sorted({rows.row(lo + int(i * step)) for i in range(SAMPLE_PER_BUCKET)})
                 if step > 1
-                else part
+                else rows.rows(lo, hi)
             )
         facts = [f for f in (_produced(index, raw, r) for r in picked) if f is not None]
         produced: int | None = None
         share: float | None = None
         if facts:
             got = sum(p for p, _h in facts)
-            produced = got if exact else round(got * len(part) / len(picked))
+            produced = got if exact else round(got * size / len(picked))
             seen_hidden = hidden_sum if exact else sum(h for _p, h in facts)
             share = min(1.0, seen_hidden / got) if got else 0.0
+        first, last = rows.row(lo), rows.row(hi - 1)
         out.append(
             Bucket(
-                part[0],
-                part[-1],
-                len(part),
+                first,
+                last,
+                size,
                 failed,
                 truncated,
                 hidden_sum,
                 produced,
                 share,
-                _start(raw, part[0]),
-                _start(raw, part[-1]),
+                _start(raw, first),
+                _start(raw, last),
             )
         )
     return out
