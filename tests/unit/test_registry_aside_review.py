@@ -531,3 +531,45 @@ def test_views_of_any_age_sharing_what_was_searched_answer_for_their_rows(seed: 
             assert (view.get(key), key in view) == (first.get(key), key in first), (upto, key)
             small = rnd.sample([*pool, "absent"], 3)
             assert view.get_many(small) == [first.get(k) for k in small]
+
+
+# ------------------------------------------------------------------ a walk over a view
+def test_a_walk_over_a_settling_view_made_before_new_rows_answers_every_key_it_lists() -> None:
+    """``dict(view)``, ``view == ...``, ``items()``: the keys a walk lists are the ones
+    ``view[key]`` answers. It listed the settled registry's, rows appended since included, and
+    ``view[key]`` then raised KeyError for a new row's id (failed before the fix)."""
+    column: list[str | None] = ["a", "b", None, "a"]
+    view = SettlingIdRows(column, len(column), {}, lambda: reference(column)[0])
+    column.extend(["c", "b"])  # a follower's rows, registered after the view was made
+    assert dict(view) == {"a": 0, "b": 1} and len(view) == 2 and view == {"a": 0, "b": 1}
+    assert list(view.items()) == [("a", 0), ("b", 1)] and "c" not in view
+
+
+def test_a_walk_over_the_index_view_while_settled_aside_with_rows_appended(
+    warm: tuple[Path, RunIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, ix = warm
+    with ix.settling_ids_aside():
+        view = ix.id_rows
+        assert isinstance(view, SettlingIdRows)
+        before = reference(list(ix.ids[: len(ix)]))[0]
+        grow(ix, path, batch_one())
+        assert dict(view) == before and len(view) == len(before)  # (settled here, on the settler)
+    check_like_a_fresh_build(ix, path, monkeypatch)
+
+
+def test_a_walk_over_the_owed_view_after_a_parent_arrived(
+    warm: tuple[Path, RunIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent-ids view of an owed registry (not settled aside): a parent in no row when it
+    was made, arriving in a follower's row after, is not one of its keys (``view[parent]`` says
+    KeyError, as it did when made); a walk lists no key it cannot answer (failed before)."""
+    path, ix = warm
+    view = ix.id_rows
+    assert isinstance(view, OwedIdRows) and LATE not in view
+    grow(ix, path, batch_two())  # LATE's row: registered at once (a few rows)
+    walked = dict(view)
+    first = reference(list(ix.ids[: len(ix)]))[0]
+    assert LATE not in walked and len(view) == len(walked)
+    assert walked == {cid: first[cid] for cid in first if cid != LATE}
+    check_like_a_fresh_build(ix, path, monkeypatch)

@@ -216,10 +216,18 @@ class SettlingIdRows(Mapping[str, int]):
         return isinstance(key, str) and self._row(key) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._settle())
+        return iter(self._keys())
 
     def __len__(self) -> int:
-        return len(self._settle())
+        return len(self._keys())
+
+    def _keys(self) -> list[str]:
+        """The settled registry's ids whose first row is one this view answers for: a walk
+        must list only keys ``self[key]`` answers (ids of rows a follower appended since the
+        view was made are in the settled dict, not in the view)."""
+        wanted = self._wanted
+        items = list(self._settle().items())  # one copy at C speed: a follower may add to it
+        return [cid for cid, row in items if row < wanted]
 
     def get_many(self, keys: list[str]) -> list[int | None]:
         """``get`` of each of ``keys``: a few searched, more from the settled dict."""
@@ -256,10 +264,17 @@ class OwedIdRows(Mapping[str, int]):
         return key in self._settle()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._settle())
+        return iter(self._keys())
 
     def __len__(self) -> int:
-        return len(self._settle())
+        return len(self._keys())
+
+    def _keys(self) -> list[str]:
+        """The settled registry's ids this view answers for: not a parent id that was in no
+        row when it was made (``self[key]`` says KeyError) and came in a follower's row since."""
+        first, looked_for = self._first, self._looked_for
+        keys = list(self._settle())  # one copy at C speed: a follower may add to it
+        return [cid for cid in keys if cid in first or cid not in looked_for]
 
     def get_many(self, keys: list[str]) -> list[int | None]:
         """``get`` of each of ``keys``: settling only when one is an id not looked for."""
