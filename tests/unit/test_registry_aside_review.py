@@ -46,11 +46,13 @@ def rid(i: int) -> str:
 
 
 def base_records() -> list[bytes]:
-    """Rows with repeats (row 10 carries row 3's id), parents earlier, gone, repeated, late."""
+    """Rows with repeats (row 10 carries row 3's id), parents earlier, gone, repeated, late,
+    a cycle and a row naming itself."""
     out = []
     for i in range(ROWS):
         cid = rid(3) if i == 10 else rid(i)
         parent = {20: rid(5), 30: "gone-parent", 40: LATE, 50: rid(3), 60: rid(20)}.get(i)
+        parent = {70: rid(71), 71: rid(70), 80: rid(80)}.get(i, parent)  # a cycle, itself
         out.append(encode_line(tool(cid, parent_command_id=parent)))
     return out
 
