@@ -40,19 +40,20 @@ def summarize(index: RunIndex) -> dict[str, Any]:
             "file": path,
             "line": line,
         }
-    chains = []
+    chains: list[dict[str, Any]] = []
     has_sidecar = any(m.member.number < 0 for m in index.members)
     ids = index.ids
+    id_of, exit_code, add = ids.__getitem__, index.exit_code, chains.append  # one look-up each
     for root, rows in ChainIndex(index).groups().items():
         if has_sidecar:  # re-runs belong to chains in the viewer, not to the trace's facts
             rows = [r for r in rows if not index.flags[r] & SIDECAR]
             if len(rows) < 2:
                 continue
-        chains.append(
+        add(
             {
                 "root": ids[root],
-                "attempts": [ids[r] for r in rows],
-                "final_exit_code": index.exit_code(rows[-1]),
+                "attempts": list(map(id_of, rows)),
+                "final_exit_code": exit_code(rows[-1]),
             }
         )
     return {
