@@ -255,6 +255,8 @@ class LiveFollow:
     ) -> None:
         """Catch-up worker, right after the index is shown: start following (or wait for the
         first line of a file still empty)."""
+        if gen != self.generation:
+            return  # another run was opened meanwhile: open() stopped this follower
         if keep_row is not None:
             self._post(LiveUpdate(select=keep_row, generation=gen))
 
@@ -281,7 +283,14 @@ class LiveFollow:
             ).start()
             self._post(LiveUpdate(running=True, generation=gen))  # LIVE, while it waits
             return
-        follower.start(self.waiter)
+        waiter = self.waiter
+        follower.start(waiter)
+        if gen != self.generation:
+            # stop() ran on the UI thread meanwhile (another run opened): start() cleared the
+            # stop it had asked for, so this run's thread must be stopped here.
+            follower.stop()
+            waiter.close()
+            return
         self._post(LiveUpdate(running=True, generation=gen))  # the header says LIVE; running calls
 
     def _first_line(self, follower: Follower | ForeignFollower, waiter: Waiter, gen: int) -> None:
