@@ -7,7 +7,9 @@ app's state handling. The mixin never imports the app: its methods are typed aga
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Protocol
 
 from textual.screen import Screen, ScreenResultCallbackType
 from textual.widget import Widget
@@ -15,6 +17,7 @@ from textual.widget import Widget
 from tracetui.analysis.suspicions import next_suspicious
 from tracetui.model.flags import FAILED, TRUNCATED
 from tracetui.model.text import neutralize_line
+from tracetui.store import id_search
 from tracetui.store.ids import IdError, resolve, shown_id
 from tracetui.store.index import RunIndex
 from tracetui.ui.find import SearchFlow
@@ -22,6 +25,8 @@ from tracetui.ui.screens.ask import AskScreen
 from tracetui.ui.widgets.rerun_pane import current_pane
 from tracetui.ui.widgets.span_list import SpanList
 
+RESOLVE_ASIDE = 50_000
+"""Runs of this many rows or more look for ``g``'s id on a thread, not on the UI thread."""
 ZOOMABLE = ("list-pane", "detail", "chain", "rerun")
 """The panes ``z`` can show full screen: the one holding the focus."""
 
@@ -48,6 +53,17 @@ class NavHost(Protocol):
     ) -> object: ...
 
     def exit(self, result: int) -> None: ...
+
+    def run_worker(
+        self,
+        work: Callable[[], Any],
+        *,
+        group: str = ...,
+        thread: bool = ...,
+        exit_on_error: bool = ...,
+    ) -> object: ...
+
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 
 
 class Navigation:
@@ -144,8 +160,16 @@ class Navigation:
 
     # ------------------------------------------------------------------ goto
     def action_goto(self: NavHost) -> None:
-        if self.index is None:
+        index = self.index
+        if index is None:
             return
+        if len(index) >= RESOLVE_ASIDE:  # the id column joined while the answer is typed
+            self.run_worker(
+                partial(id_search.column_of, index, index.ids, len(index)),
+                group="goto-column",
+                thread=True,
+                exit_on_error=False,
+            )
         ask = AskScreen(
             "Go to a row number or a span id:",
             "",
@@ -158,23 +182,37 @@ class Navigation:
         """Go to the span whose id ``answer`` names, or to row ``answer`` (1-based).
 
         Digits are a row number, unless the list shows an id as exactly those digits; ``#12``
-        is always row 12.
+        is always row 12. In a run of :data:`RESOLVE_ASIDE` rows or more the id is looked for
+        on a thread (a part of every id of a million is seconds of work) and the cursor moves
+        when it is found, unless another run was opened meanwhile.
         """
         index = self.index
-        error = f"no row or span {answer!r}"
         if answer is None or index is None:
             return
+        if len(index) < RESOLVE_ASIDE:
+            Navigation._went(self, index, answer, _resolved(index, answer))
+            return
+
+        def aside() -> None:
+            found = _resolved(index, answer)
+            self.call_from_thread(Navigation._went, self, index, answer, found)
+
+        self.run_worker(aside, group="goto", thread=True, exit_on_error=False)
+
+    def _went(self: NavHost, index: RunIndex, answer: str, found: tuple[int | None, str]) -> None:
+        """The end of :meth:`goto`, with what ``resolve`` found: ``(row, "")`` or ``(None,
+        its error)``."""
+        if self.index is not index:
+            return  # another run opened meanwhile: the answer was about the one before
         number = answer[1:] if answer.startswith("#") else answer
         row: int | None = None
-        try:
-            _ix, found = resolve([index], answer)
-        except IdError as exc:
-            error = neutralize_line(str(exc))
-        else:
+        hit, error = found
+        error = error or f"no row or span {answer!r}"
+        if hit is not None:
             # Digits name an id only when the list shows that id as those digits (``0006``).
-            shown = shown_id(index, index.ids[found]).strip("…")
+            shown = shown_id(index, index.ids[hit]).strip("…")
             if not number.isdigit() or (shown == answer and not answer.startswith("#")):
-                row = found
+                row = hit
         if row is None and number.isdigit() and 1 <= int(number) <= len(index):
             row = int(number) - 1
         if row is None:
@@ -206,6 +244,15 @@ class Navigation:
             pane.action_close()
             return
         self.exit(0)
+
+
+def _resolved(index: RunIndex, answer: str) -> tuple[int | None, str]:
+    """``(row, "")`` of the span ``answer`` names in ``index``, or ``(None, why not)``."""
+    try:
+        _ix, row = resolve([index], answer)
+    except IdError as exc:
+        return None, neutralize_line(str(exc))
+    return row, ""
 
 
 def _focused_pane(focused: Widget | None) -> Widget | None:
