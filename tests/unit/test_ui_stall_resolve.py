@@ -144,12 +144,20 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RunIndex]:
     return {name: index_of(base, ids, name) for name, ids in columns().items()}
 
 
+PATHS = [
+    ("find", id_search.SPARSE, id_search.STEP),
+    ("per-id", 0, id_search.STEP),
+    ("per-id-in-steps-of-7", 0, 7),
+]
+
+
 @pytest.mark.parametrize("name", list(columns()))
-@pytest.mark.parametrize("sparse", [id_search.SPARSE, 0], ids=["find", "per-id"])
+@pytest.mark.parametrize(("sparse", "step"), [p[1:] for p in PATHS], ids=[p[0] for p in PATHS])
 def test_same_answers_as_the_reference(
-    runs: dict[str, RunIndex], name: str, sparse: int, monkeypatch: pytest.MonkeyPatch
+    runs: dict[str, RunIndex], name: str, sparse: int, step: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(id_search, "SPARSE", sparse)
+    monkeypatch.setattr(id_search, "STEP", step)
     ix = runs[name]
     table = table_for(ix)
     asked = queries(ix.ids, random.Random(name))
@@ -188,11 +196,17 @@ ROW_CASES = [
 @pytest.mark.parametrize(
     ("ids", "query", "row"), [c[1:] for c in ROW_CASES], ids=[c[0] for c in ROW_CASES]
 )
-@pytest.mark.parametrize("sparse", [id_search.SPARSE, 0], ids=["find", "per-id"])
+@pytest.mark.parametrize(("sparse", "step"), [p[1:] for p in PATHS], ids=[p[0] for p in PATHS])
 def test_rows_past_rows_without_an_id(
-    ids: list[str | None], query: str, row: int, sparse: int, monkeypatch: pytest.MonkeyPatch
+    ids: list[str | None],
+    query: str,
+    row: int,
+    sparse: int,
+    step: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(id_search, "SPARSE", sparse)
+    monkeypatch.setattr(id_search, "STEP", step)
     column = id_search.column(ids)
     found = column.found(query, None)
     assert found[0][2] == row and ids[row] == found[0][1]

@@ -25,7 +25,23 @@ from tracetui.store.ids_table import plain
 _PRINTABLE = bytes(range(0x20, 0x7F))
 SPARSE = 2_000
 """Above this many places of the query, ids are tested one by one at C speed instead."""
+STEP = 1 << 15
+"""Ids one C call goes over at most: a thread searching a million of them lets the UI thread in
+between (one call over them all held the interpreter ~0.1 s)."""
 T = TypeVar("T")
+X = TypeVar("X")
+
+
+def steps(items: list[X]) -> list[list[X]]:
+    """``items`` in slices of :data:`STEP`."""
+    return [items[lo : lo + STEP] for lo in range(0, len(items), STEP)]
+
+
+def let_go(items: list[X]) -> None:
+    """Empty ``items`` a :data:`STEP` at a time: a million tuples freed at once held the
+    interpreter ~0.1 s."""
+    while items:
+        del items[-STEP:]
 
 
 @dataclass(frozen=True)
@@ -54,10 +70,14 @@ class Column:
             return []  # no plain form has a newline
         dense = self.joined.count(query) > SPARSE
         ks = self._dense(query) if dense else self._sparse(query)
-        shifts = self.shifts
-        rows = list(map(add, ks, map(bisect_right, repeat(shifts), ks))) if shifts else ks
-        ids, texts = map(self.ids.__getitem__, ks), map(self.texts.__getitem__, ks)
-        return list(zip(repeat(owner), ids, rows, texts))
+        shifts, ids, texts = self.shifts, self.ids, self.texts
+        found: list[tuple[T, str, int, str]] = []
+        for part in steps(ks):
+            rows = list(map(add, part, map(bisect_right, repeat(shifts), part))) if shifts else part
+            found += zip(
+                repeat(owner), map(ids.__getitem__, part), rows, map(texts.__getitem__, part)
+            )
+        return found
 
     def _sparse(self, query: str) -> list[int]:
         """The first place (in ``ids``) of each distinct id found: ``str.find`` hit by hit."""
@@ -78,13 +98,23 @@ class Column:
 
     def _dense(self, query: str) -> list[int]:
         """:meth:`_sparse` for many hits: one test per id at C speed, none in Python."""
-        flags = list(map(str.__contains__, self.texts, repeat(query)))
-        places = list(compress(range(len(self.texts)), flags))
-        hit_ids = list(compress(self.ids, flags))
-        first = dict(zip(reversed(hit_ids), reversed(places), strict=True))  # the first place wins
-        if len(first) == len(places):
+        texts, ids = self.texts, self.ids
+        places: list[int] = []
+        for lo in range(0, len(texts), STEP):
+            flags = map(str.__contains__, texts[lo : lo + STEP], repeat(query))
+            places += compress(range(lo, lo + STEP), flags)
+        distinct: dict[str, None] = {}
+        for part in steps(places):
+            distinct.update(dict.fromkeys(map(ids.__getitem__, part)))
+        if len(distinct) == len(places):
             return places  # no id twice
-        return sorted(first.values())
+        seen: set[str] = set()
+        first = []
+        for k in places:  # some id twice: its first place only
+            if ids[k] not in seen:
+                seen.add(ids[k])
+                first.append(k)
+        return first
 
     def has_whole(self, query: str) -> bool:
         """Whether some id's plain form is ``query`` (without a newline)."""

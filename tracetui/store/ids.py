@@ -160,35 +160,53 @@ def resolve(indexes: Sequence[RunIndex], ident: str) -> tuple[RunIndex, int]:
         return exact[0]
     query = ident.strip("…") or ident
     # Every distinct id of every run whose plain form contains the query, in row order.
+    # A million hits are a million tuples, none of them in a cycle: no collector's pass.
+    with gc_pause.paused():
+        return _resolve_part(indexes, query, quoted)
+
+
+def _resolve_part(indexes: Sequence[RunIndex], query: str, quoted: str) -> tuple[RunIndex, int]:
+    """:func:`resolve` of ``query``, a part of an id (none of the runs has it whole)."""
     found: list[_Hit] = []
     columns: dict[int, id_search.Column] = {}
-    with gc_pause.paused():  # a million hits are a million tuples, none of them in a cycle
-        for ix in indexes:
-            column = id_search.column_of(ix, ix.ids, len(ix))
-            columns[id(ix)] = column
-            found.extend(column.found(query, ix))
+    for ix in indexes:
+        column = id_search.column_of(ix, ix.ids, len(ix))
+        columns[id(ix)] = column
+        found.extend(column.found(query, ix))
     tables = {id(ix): table_for(ix) for ix in indexes}
     whole = any(c.has_whole(query) for c in columns.values())
     stages: tuple[Callable[[], list[_Hit]], ...] = (
         lambda: [f for f in found if f[3] == query] if whole else [],
         lambda: _shown_as(found, query, tables, columns),
-        lambda: list(compress(found, map(str.startswith, map(_TEXT, found), repeat(query)))),
+        lambda: _prefixed(found, query),
         lambda: found,
     )
-    for stage in stages:
-        hits = stage()
-        if len(hits) == 1:
-            return hits[0][0], hits[0][2]
-        if hits:
-            listed = _listed(hits, tables, columns)
-            more = f" (and {len(hits) - CANDIDATES} more)" if len(hits) > CANDIDATES else ""
-            raise IdError(f"id {quoted} is ambiguous: {', '.join(listed)}{more}")
-    raise IdNotFound(f"no span with id {quoted}")
+    try:
+        for stage in stages:
+            hits = stage()
+            if len(hits) == 1:
+                return hits[0][0], hits[0][2]
+            if hits:
+                listed = _listed(hits, tables, columns)
+                more = f" (and {len(hits) - CANDIDATES} more)" if len(hits) > CANDIDATES else ""
+                raise IdError(f"id {quoted} is ambiguous: {', '.join(listed)}{more}")
+        raise IdNotFound(f"no span with id {quoted}")
+    finally:
+        hits = []
+        id_search.let_go(found)
 
 
 _Hit = tuple[RunIndex, str, int, str]
 """``(index, id, its first row, its plain form)``."""
 _TEXT = itemgetter(3)
+
+
+def _prefixed(found: list[_Hit], query: str) -> list[_Hit]:
+    """The hits whose plain form starts with ``query``."""
+    hits: list[_Hit] = []
+    for part in id_search.steps(found):
+        hits += compress(part, map(str.startswith, map(_TEXT, part), repeat(query)))
+    return hits
 
 
 def _shown_as(
@@ -227,8 +245,11 @@ def _listed(
         if len(mine) <= 4 * CANDIDATES or " " in columns[key].joined or not table.keys_distinct():
             picked.extend(mine)
             continue
-        keys = table.keys_of(list(map(_TEXT, mine)))
+        keys: list[str] = []
+        for part in id_search.steps(mine):
+            keys += table.keys_of(list(map(_TEXT, part)))
         picked.extend(mine[keys.index(k)] for k in heapq.nsmallest(CANDIDATES, keys))
+        id_search.let_go(keys)
     # (an index given twice: its hits are picked twice, as they were found twice)
     listed = sorted(_candidate(tables[id(ix)], cid) for ix, cid, _row, _text in picked)
     return listed[:CANDIDATES]
