@@ -254,3 +254,29 @@ def test_making_one_index_table_holds_up_no_other_index(
         go.set()
         maker.join(60)
     assert answers(table_for(big), list(big.ids)) == answers(table_for(peek), list(peek.ids))
+
+
+def test_new_rows_while_the_registry_is_made_aside_wait_for_nothing(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower's rows taken into the table while the registry is made aside: the table's
+    set takes them (it did wait for the registry first, and the UI thread's ID cells behind
+    the table's lock with it), and it answers as a built table does."""
+    path = ids_run(tmp_path / "run", 300)
+    table_for(build_index(open_path(str(path))[0]))
+    ix = build_index(open_path(str(path))[0])
+    warm = table_for(ix, settle=False)
+    assert isinstance(warm, RegistryTable) and warm.unattached
+    news = ["fresh-1", ix.ids[3], "fresh-2"]
+    with ix.settling_ids_aside():
+        with path.open("ab") as fh:  # the follower's rows, read while the registry is made
+            fh.write(b"".join(encode_line(tool(cid)) for cid in news))
+        ix.index_member(0)
+        with monkeypatch.context() as m:
+            m.setattr(RunIndex, "settle_ids", lambda self: pytest.fail("waited for it"))
+            assert table_for(ix) is warm and warm.rows == len(ix)
+    asked = [*dict.fromkeys(ix.ids), "nope", None]
+    assert answers(warm, asked) == answers(IdTable(list(ix.ids)), asked)
+    attach_registry(ix)
+    assert not warm.unattached
+    assert answers(warm, asked) == answers(IdTable(list(ix.ids)), asked)

@@ -86,8 +86,13 @@ def table_for(index: RunIndex, *, settle: bool = True) -> IdTable:
             with _tables_lock:
                 _tables[index] = table
         elif table.rows < n:
-            if isinstance(table, ids_kept.RegistryTable):
+            if isinstance(table, ids_kept.RegistryTable) and not (
+                table.unattached and index.ids_owed
+            ):
                 table.attach(index.settle_ids())  # it reads the registry for every row it holds
+            # Still with its set of ids while the registry is owed (made aside, say): the set
+            # takes the new rows, and nobody waits here for the registry (a follower's rows
+            # arriving while it is made, then the UI thread's ID cells behind this lock).
             table.extend(index.ids[table.rows : n])
         return table
 

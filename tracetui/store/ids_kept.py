@@ -143,6 +143,11 @@ class RegistryTable(IdTable):
         self._shared, self._tail = kept.shared, kept.tail
         self._owed_rows, self._owed_others = kept.rows, kept.others
 
+    @property
+    def unattached(self) -> bool:
+        """Still asking its set of ids, not the registry (see :meth:`attach`)."""
+        return self._members is not None
+
     def attach(self, first: dict[str, int]) -> None:
         """Ask ``first``, the index's registry settled past every row taken in, from now on."""
         self._first = first
