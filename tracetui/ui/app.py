@@ -137,6 +137,12 @@ class TraceApp(Navigation, ViewActions, App[int]):
         yield ViewerFooter()
 
     @property
+    def closing(self) -> bool:
+        """The app is shutting down (its screens are gone): a message that arrives now from a
+        worker, the follower or the list has nothing left to update."""
+        return not self.screen_stack
+
+    @property
     def spans(self) -> SpanList:
         # The list lives on the main screen, under any screen pushed over it (help, trends…):
         # self.query_one would search the screen on top.
@@ -233,9 +239,13 @@ class TraceApp(Navigation, ViewActions, App[int]):
         return post
 
     def on_index_progress(self, msg: IndexProgress) -> None:
+        if self.closing:
+            return
         self.query_one(RunHeader).set_facts(progress=f"indexing… {msg.done >> 20:,} MB")
 
     def on_index_failed(self, msg: IndexFailed) -> None:
+        if self.closing:
+            return
         self.query_one(RunHeader).set_facts(progress="")
         self.notify(
             f"cannot read this run: {neutralize_line(msg.reason)}",
@@ -245,6 +255,9 @@ class TraceApp(Navigation, ViewActions, App[int]):
         )
 
     def on_index_ready(self, msg: IndexReady) -> None:
+        if self.closing:
+            msg.drawn.set()  # nothing will be drawn: the indexing thread need not wait for it
+            return
         index = msg.index
         # Frozen now, so drawing the list starts no full pass over a million-row index (0.05-0.3
         # s each); the pass that frees what an earlier run left comes after it is drawn.
@@ -287,6 +300,8 @@ class TraceApp(Navigation, ViewActions, App[int]):
         msg.drawn.set()  # the indexing thread goes on (ui/messages.post_ready)
 
     def on_chains_ready(self, msg: ChainsReady) -> None:
+        if self.closing:
+            return
         if msg.index is not self.index or self.chains is not None:
             return  # another run was opened meanwhile (or the app linked them itself)
         self.chains = msg.chains
@@ -323,6 +338,8 @@ class TraceApp(Navigation, ViewActions, App[int]):
 
     # --------------------------------------------------------------- selection
     def on_span_list_selected(self, msg: SpanList.Selected) -> None:
+        if self.closing:
+            return
         if msg.live:
             # Following a busy run moves the cursor on every batch: redraw the detail and chain
             # panes at most ten times a second, so the list keeps up with the writer.
@@ -340,6 +357,8 @@ class TraceApp(Navigation, ViewActions, App[int]):
         self.selected_row = self.selected_row
 
     def on_live_update(self, msg: LiveUpdate) -> None:
+        if self.closing:
+            return
         self.live.handle(msg)
 
     def on_unmount(self) -> None:
@@ -376,6 +395,8 @@ class TraceApp(Navigation, ViewActions, App[int]):
 
     def on_rerun_pane_recorded(self, msg: RerunPane.Recorded) -> None:
         """A re-run was written to the run's re-runs file: show its row in the list and chain."""
+        if self.closing:
+            return
         path, run, index = msg.sidecar_path, self.run_, self.index
         if not self.is_running or not self.screen_stack or run is None or index is None:
             # Closing (a quit, or the end of a Pilot test right after a re-run): the app closes
