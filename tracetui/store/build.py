@@ -114,15 +114,14 @@ def _build(
         for job in jobs:
             try:
                 index.append(job.mno, job.finished(job.cached), register=False)
-                if job.scan_from is not None and job.whole_lines and fastindex.available():
+                if job.scan_from is not None:
                     index.register_all(pending)
-                    im = index.members[job.mno]
-                    scan = fastindex.scan_member(im.readable, im.size, im.lines, progress)
-                    index.append(job.mno, job.finished(scan))
-                    pending = len(index)
-                elif job.scan_from is not None:
-                    index.register_all(pending)
-                    index.index_member(job.mno, progress)
+                    if job.whole_lines and fastindex.available():
+                        im = index.members[job.mno]
+                        scan = fastindex.scan_member(im.readable, im.size, im.lines, progress)
+                        index.append(job.mno, job.finished(scan))
+                    else:
+                        index.index_member(job.mno, progress)
                     pending = len(index)
             except OSError as exc:
                 name = index.members[job.mno].member.name
