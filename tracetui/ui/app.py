@@ -15,11 +15,8 @@ The app alone changes the run's state: a re-run's new row comes in through
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -44,7 +41,15 @@ from tracetui.ui.find import SearchFlow
 from tracetui.ui.keymap import keymap_path, load_keymap
 from tracetui.ui.keys import VIEW_BINDINGS
 from tracetui.ui.live import LiveFollow, LiveUpdate
-from tracetui.ui.messages import ChainsReady, IndexFailed, IndexProgress, IndexReady, post_ready
+from tracetui.ui.messages import (
+    ChainsReady,
+    IndexFailed,
+    IndexProgress,
+    IndexReady,
+    post_ready,
+    progress_poster,
+    run_bytes,
+)
 from tracetui.ui.navigate import Navigation
 from tracetui.ui.palette import UNMEASURED_THEMES, readable_variables
 from tracetui.ui.report_export import export_report
@@ -211,32 +216,19 @@ class TraceApp(Navigation, ViewActions, App[int]):
     # ---------------------------------------------------------------- indexing
     @work(thread=True, exclusive=True, exit_on_error=False, group="index")
     def _index_worker(self, run: Run) -> None:
-        total = 0
-        for m in run.members:
-            with contextlib.suppress(OSError):  # a member that vanished counts for nothing
-                total += os.path.getsize(m.path)
+        total = run_bytes(run)
         worker = get_current_worker()  # quitting cancels it: the build stops between pieces
         try:
             index = build_index(
-                run, progress=self._progress_poster(total), cancelled=lambda: worker.is_cancelled
+                run,
+                progress=progress_poster(self.post_message, total),
+                cancelled=lambda: worker.is_cancelled,
             )
         except Exception as exc:
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
         # The id table, the id registry and the chains: never on the UI thread.
         post_ready(index, self.post_message, lambda: worker.is_cancelled)
-
-    def _progress_poster(self, total: int) -> Callable[[int], None]:
-        """A progress callback for indexing threads that posts at most ten updates a second."""
-        last = [0.0]
-
-        def post(done: int) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.1:
-                last[0] = now
-                self.post_message(IndexProgress(done, total))
-
-        return post
 
     def on_index_progress(self, msg: IndexProgress) -> None:
         if self.closing:

@@ -18,11 +18,9 @@ then sleeps on :class:`PausableWaiter` until resumed, so a paused view costs no 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -40,7 +38,14 @@ from tracetui.store.live_import import empty_run, first_line_format
 from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run, RunSetError, open_path
 from tracetui.ui.host import ViewerHost
-from tracetui.ui.messages import IndexFailed, IndexProgress, IndexReady, post_ready
+from tracetui.ui.messages import (
+    IndexFailed,
+    IndexProgress,
+    IndexReady,
+    post_ready,
+    progress_poster,
+    run_bytes,
+)
 from tracetui.ui.recent_rows import RecentRows
 from tracetui.ui.screens.run_picker import RunPicker
 from tracetui.ui.widgets.detail import DetailPane
@@ -188,7 +193,7 @@ class LiveFollow:
                 max_backlog=MAX_BACKLOG,
                 watch_dir=True,
                 seed=True,  # a big run's first read: build_index, with the persistent index
-                on_progress=self._progress(run),
+                on_progress=progress_poster(self._post, run_bytes(run)),
             )
         self.taken = 0
         self.recent = None
@@ -207,10 +212,7 @@ class LiveFollow:
         self, follower: Follower | ForeignFollower, gen: int, keep_row: int | None
     ) -> None:
         """Worker thread: read what the run holds now, show it, then start following."""
-        total = 0
-        for m in follower.run.members:
-            with contextlib.suppress(OSError):
-                total += os.path.getsize(m.path)
+        total = run_bytes(follower.run)
         # A file still empty cannot be told from a new run of ours: named at its first line.
         undecided = follower.run.source_format is None and empty_run(follower.run)
         # Read to the end before the index is shown: a backlog of rows the list has not taken
@@ -326,22 +328,6 @@ class LiveFollow:
 
     def _post(self, message: Message) -> None:
         self.app.post_message(message)
-
-    def _progress(self, run: Run) -> Callable[[int], None]:
-        """Progress of a seeded first read (bytes read of the run's members), ten a second."""
-        last = [0.0]
-        total = 0
-        for m in run.members:
-            with contextlib.suppress(OSError):
-                total += os.path.getsize(m.path)
-
-        def post(done: int) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.1:
-                last[0] = now
-                self._post(IndexProgress(done, total))
-
-        return post
 
     def _backlog(self) -> int:
         if self.paused:

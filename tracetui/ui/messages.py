@@ -7,6 +7,8 @@ results are never replaced.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +19,7 @@ from textual.message import Message
 from tracetui.analysis.chains import ChainIndex
 from tracetui.store.ids import attach_registry, table_for
 from tracetui.store.index import RunIndex
+from tracetui.store.runset import Run
 
 
 @dataclass
@@ -110,3 +113,27 @@ class IndexFailed(Message):
     """Indexing stopped with an error a person should read."""
 
     reason: str
+
+
+def run_bytes(run: Run) -> int:
+    """The bytes of the run's members now (a member that vanished counts for nothing): what an
+    indexing thread's progress counts towards."""
+    total = 0
+    for m in run.members:
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(m.path)
+    return total
+
+
+def progress_poster(post: Callable[[Message], object], total: int) -> Callable[[int], None]:
+    """A progress callback for an indexing thread that posts at most ten
+    :class:`IndexProgress` updates a second."""
+    last = [0.0]
+
+    def report(done: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 0.1:
+            last[0] = now
+            post(IndexProgress(done, total))
+
+    return report
