@@ -1,4 +1,5 @@
-"""Build the optional C scanner (tracetui/store/_scan.c), the redactor's hint finder
+"""Build the optional C scanner (tracetui/store/_scan.c), the cached columns' bounds check
+(tracetui/store/_bounds.c), the redactor's hint finder
 (tracetui/record/_hints.c) and the OTLP span writer (tracetui/export/_otlp_row.c); everything
 else is in pyproject.toml.
 
@@ -21,6 +22,12 @@ setup(
                 "tracetui/store/_scan_notes.h",
                 "tracetui/store/_scan_facts.h",
             ],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
+            "tracetui.store._bounds",
+            ["tracetui/store/_bounds.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -29,6 +29,11 @@ import orjson
 
 from tracetui.model.flags import BAD, EXIT_UNKNOWN, FAILED, NO_VALUE, TRUNCATED
 
+try:
+    from tracetui.store import _bounds  # type: ignore[attr-defined]
+except ImportError:  # built without a C compiler: the columns' max is taken in Python
+    _bounds = None
+
 if TYPE_CHECKING:
     from tracetui.store.fastindex import Item
     from tracetui.store.index import RunIndex
@@ -220,9 +225,12 @@ _LOW_BYTES = bytes(range(0x80))
 def _within(blob: memoryview, top: int) -> bool:
     """Every int64 of ``blob`` (little-endian or big, as written here) is in ``0…top``.
 
-    The sign is read from each value's high byte at C speed (deleting the bytes under 0x80
-    leaves nothing; no int per row); one ``max`` does the rest. Reads of restored rows are then
-    bounded by their member's size."""
+    Reads of restored rows are then bounded by their member's size. The C helper walks the raw
+    bytes (~0.09 s less of a warm million-row open). Without it, the sign is read from each
+    value's high byte at C speed (deleting the bytes under 0x80 leaves nothing; no int per
+    row), and one ``max`` does the rest."""
+    if _bounds is not None and not os.environ.get("TRACETUI_NO_C"):
+        return bool(_bounds.within(blob, top))
     high = bytes(blob[7::8] if sys.byteorder == "little" else blob[0::8])
     return not high.translate(None, _LOW_BYTES) and max(_array("q", blob)) <= top
 
