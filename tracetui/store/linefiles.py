@@ -70,9 +70,9 @@ class LineFiles:
         return parse_line(RawLine(line_no, offset, length, data), path)
 
     def _fd(self, readable: str) -> int:
+        """A descriptor for ``readable`` (the caller holds the lock)."""
         if not readable:
             raise FileNotFoundError(2, "No such file (the member is gone)")
-        """A descriptor for ``readable`` (the caller holds the lock)."""
         key = (os.stat(readable).st_ino, readable)
         fd = self._fds.get(key)
         if fd is not None:
