@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -52,20 +52,18 @@ from tracetui.ui.messages import (
 )
 from tracetui.ui.navigate import Navigation
 from tracetui.ui.palette import UNMEASURED_THEMES, readable_variables
-from tracetui.ui.report_export import export_report
-from tracetui.ui.screens.confirm_rerun import start_rerun
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
-from tracetui.ui.screens.stats import show_stats
-from tracetui.ui.screens.unseen import show_unseen
 from tracetui.ui.view_actions import FILTERS, ViewActions
 from tracetui.ui.widgets.chain import ChainPane
 from tracetui.ui.widgets.column_header import ColumnHeader
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.footer import ViewerFooter
-from tracetui.ui.widgets.rerun_pane import RerunPane
 from tracetui.ui.widgets.run_header import RunHeader
 from tracetui.ui.widgets.span_list import SpanList
+
+if TYPE_CHECKING:
+    from tracetui.ui.widgets.rerun_pane import RerunPane
 
 PEEK_ABOVE = 32 << 20
 """Runs bigger than this (bytes) open on a peek at their newest rows while they are indexed."""
@@ -408,18 +406,28 @@ class TraceApp(Navigation, ViewActions, App[int]):
         self.rows_appended()
 
     # ----------------------------------------------------------------- actions
-    # (The others are in ui/view_actions.py; these open screens.)
+    # (The others are in ui/view_actions.py; these open screens.) Each screen's module is
+    # imported on its first use: with the re-run machinery, the report writer and the kept
+    # output's reader they are ~80 ms of a viewer's start, before any row shows.
     def action_export_report(self) -> None:
-        export_report(self, self.index, self.selected_row)  # ui/report_export.py
+        from tracetui.ui.report_export import export_report
+
+        export_report(self, self.index, self.selected_row)
 
     def action_rerun(self) -> None:
-        start_rerun(self, self.selected_row)  # ui/screens/confirm_rerun.py
+        from tracetui.ui.screens.confirm_rerun import start_rerun
+
+        start_rerun(self, self.selected_row)
 
     def action_stats(self) -> None:
-        show_stats(self, self.index)  # ui/screens/stats.py
+        from tracetui.ui.screens.stats import show_stats
+
+        show_stats(self, self.index)
 
     def action_unseen(self) -> None:
-        show_unseen(self, self.selected_row)  # ui/screens/unseen.py
+        from tracetui.ui.screens.unseen import show_unseen
+
+        show_unseen(self, self.selected_row)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(list(self.BINDINGS), self.keymap))  # type: ignore[arg-type]

@@ -22,7 +22,6 @@ from tracetui.store.ids import IdError, resolve, shown_id
 from tracetui.store.index import RunIndex
 from tracetui.ui.find import SearchFlow
 from tracetui.ui.screens.ask import AskScreen
-from tracetui.ui.widgets.rerun_pane import current_pane
 from tracetui.ui.widgets.span_list import SpanList
 
 RESOLVE_ASIDE = 50_000
@@ -239,6 +238,9 @@ class Navigation:
         if screen.maximized is not None:
             screen.minimize()
             return
+        # Imported here: the pane's module (the re-run machinery) is ~40 ms of a viewer's start.
+        from tracetui.ui.widgets.rerun_pane import current_pane
+
         pane = current_pane(self.screen)
         if pane is not None:
             pane.action_close()

@@ -19,7 +19,6 @@ from tracetui.ui.find import SearchFlow
 from tracetui.ui.host import ViewerHost
 from tracetui.ui.live import LiveFollow
 from tracetui.ui.widgets.chain import ChainPane
-from tracetui.ui.widgets.rerun_pane import current_pane
 
 FILTERS = {FAILED: "failures only", TRUNCATED: "truncated only"}
 """The list's filters by flag mask, as the list pane's title names them."""
@@ -119,6 +118,9 @@ class ViewActions:
     def action_clear(self: ActionHost) -> None:
         """Esc: close the search bar; else the re-run pane; else end the search; else the filter."""
         bar = self.query_one("#search")
+        # Imported here: the pane's module (the re-run machinery) is ~40 ms of a viewer's start.
+        from tracetui.ui.widgets.rerun_pane import current_pane
+
         pane = current_pane(self)
         if bar.has_class("-open"):
             self._close_bar()  # typing abandoned: a search already active stays active
