@@ -4,6 +4,12 @@ Textual's footer crops whatever does not fit, so at 80 columns the last key read
 one leaves out whole keys from the end instead, keeping Help (it lists the ones left out) and the
 palette key; it lays itself out again when its width changes.
 
+It also lays itself out only when what it shows would change. Textual's footer recomposes (26
+keys mounted and styled afresh) once for every time the bindings may have changed: a focus
+move, a screen pushed, a search started. Opening a big run asked that five times in a second,
+all on the UI thread while the run was being indexed beside it. Requests are merged into one,
+made after the next refresh, and skipped when the keys, their state and the width are the same.
+
 ``n`` walks the matches of the active search; with none it jumps to the next failure, which
 ``e`` says already. So its key is shown only while a search is active ("n Next match" with no
 search said something untrue); the search calls ``refresh_bindings`` when it starts and ends.
@@ -15,6 +21,7 @@ from collections.abc import Iterator
 
 from rich.cells import cell_len
 from textual import events
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -56,8 +63,39 @@ class ViewerFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._laid_out_for = 0
+        self._shown: tuple[object, ...] | None = None
+        """What the keys were composed from (:meth:`_shape`), None before the first time."""
+        self._pending = False
+
+    def _shape(self) -> tuple[object, ...]:
+        """Everything the composed keys depend on: the bindings shown, their state, the width."""
+        if not self._bindings_ready:
+            return ()
+        app = self.app
+        keys = tuple(
+            (b.key, app.get_key_display(b), b.action, b.description, b.show, b.group, on, tip)
+            for (_node, b, on, tip) in self.screen.active_bindings.values()
+        )
+        width = self.size.width or app.size.width
+        return (keys, width, search_active(app), self.show_command_palette, self.compact)
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self._lay_out_later()
+
+    def _lay_out_later(self) -> None:
+        if not self._pending:
+            self._pending = True
+            self.call_after_refresh(self._lay_out)
+
+    async def _lay_out(self) -> None:
+        self._pending = False  # a change from here on asks again
+        if self.is_attached and self._shape() != self._shown:
+            await self.recompose()
 
     def compose(self) -> Iterator[Widget]:
+        self._shown = self._shape()
         widgets = list(super().compose())
         if not search_active(self.app):
             widgets = [
@@ -75,4 +113,4 @@ class ViewerFooter(Footer):
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_out_for and self._bindings_ready:
-            self.call_after_refresh(self.recompose)
+            self._lay_out_later()
