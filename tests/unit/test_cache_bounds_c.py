@@ -85,3 +85,46 @@ def test_an_unaligned_view_and_a_ragged_length() -> None:
     assert BOUNDS.within(memoryview(raw)[1:], 2) is False
     with pytest.raises(ValueError, match="int64"):
         BOUNDS.within(raw[:7], 10)
+
+
+class _Str(str):
+    """A str subclass: JSON never gives one, so the check refuses it as it refuses an int."""
+
+
+TYPE_CASES = [
+    ("empty", [], True, True),
+    ("text", ["a", "b"], True, True),
+    ("text and None", ["a", None], True, False),
+    ("only None", [None, None], True, False),
+    ("an int", ["a", 1], False, False),
+    ("a bool", [True], False, False),
+    ("a float", [1.5], False, False),
+    ("a list", [["a"]], False, False),
+    ("a dict", [{"a": 1}], False, False),
+    ("bytes", [b"a"], False, False),
+    ("a str subclass", [_Str("a")], False, False),
+    ("the last of many", [*(["x"] * 5000), 7], False, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("items", "with_none", "without_none"),
+    [c[1:] for c in TYPE_CASES],
+    ids=[c[0] for c in TYPE_CASES],
+)
+@pytest.mark.parametrize("road", ["c", "python"])
+def test_the_type_check_agrees(
+    items: list[object],
+    with_none: bool,
+    without_none: bool,
+    road: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if road == "c":
+        if BOUNDS is None:
+            pytest.skip("built without a C compiler")
+        monkeypatch.delenv("TRACETUI_NO_C", raising=False)
+    else:
+        monkeypatch.setenv("TRACETUI_NO_C", "1")
+    assert cache_parts._only_text(items, none_too=True) is with_none
+    assert cache_parts._only_text(items, none_too=False) is without_none

@@ -8,6 +8,10 @@
  *
  * within(buffer, top): True when every int64 of the buffer (native byte order, as the cache
  * writes its columns) is in 0..top. ValueError when the buffer is not a whole number of int64s.
+ *
+ * only_text(list, none_too): True when every item of the list is a str (exactly, as JSON gives
+ * them), or None where none_too is true. The command ids read back as JSON must be nothing else;
+ * `set(map(type, ids))` asked a type of each of a million items (~0.03 s).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -50,8 +54,26 @@ static PyObject *within(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+static PyObject *only_text(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *items;
+    int none_too;
+    if (!PyArg_ParseTuple(args, "O!p", &PyList_Type, &items, &none_too)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (!PyUnicode_CheckExact(item) && !(none_too && item == Py_None)) {
+            Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef METHODS[] = {
     {"within", within, METH_VARARGS, "Whether every int64 of the buffer is in 0..top."},
+    {"only_text", only_text, METH_VARARGS, "Whether every item is a str (or None, if allowed)."},
     {NULL, NULL, 0, NULL},
 };
 

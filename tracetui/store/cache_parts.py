@@ -186,14 +186,14 @@ def check_part(meta: Any, blobs: list[memoryview], member_size: int) -> Part:
         parents = orjson.loads(blobs[_LINK_IDS])
     except orjson.JSONDecodeError:
         raise BadPart("ids or links are not JSON") from None
-    if not isinstance(ids, list) or len(ids) != rows or not set(map(type, ids)) <= _ID_TYPES:
+    if not isinstance(ids, list) or len(ids) != rows or not _only_text(ids, none_too=True):
         raise BadPart("ids")
     if len(blobs[_LINK_ROWS]) % 4:
         raise BadPart("link rows")
     link_rows = _array("i", blobs[_LINK_ROWS])
     if not isinstance(parents, list) or len(parents) != len(link_rows):
         raise BadPart("links")
-    if not set(map(type, parents)) <= {str}:
+    if not _only_text(parents, none_too=False):
         raise BadPart("link entry")
     counts = meta.get("link_counts")
     if not (isinstance(counts, list) and len(counts) == len(bad) + 1 and _are_counts(counts)):
@@ -219,6 +219,13 @@ def _starts(bad: list[Any]) -> list[int]:
 
 
 _ID_TYPES = {str, type(None)}
+
+
+def _only_text(items: list[Any], *, none_too: bool) -> bool:
+    """Every item of ``items`` (read as JSON) is a ``str``, or None when ``none_too``."""
+    if _bounds is not None and not os.environ.get("TRACETUI_NO_C"):
+        return bool(_bounds.only_text(items, none_too))
+    return set(map(type, items)) <= (_ID_TYPES if none_too else {str})
 _LOW_BYTES = bytes(range(0x80))
 
 
