@@ -1,7 +1,7 @@
-"""The collector's full pass (``ui/app._settle_heap``) is made when a run is opened, before its
+"""The collector's full pass (``ui/heap.settle``) is made when a run is opened, before its
 index exists, not after a million-row index is drawn (where it walked every row: 0.05-0.2 s of
 the UI thread); after the draw only what was made since the index was frozen is collected
-(``_freeze_young``). An earlier run's index is still let go when another is opened."""
+(``heap.freeze_young``). An earlier run's index is still let go when another is opened."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from viewer_helpers import MULTI, make_app, settle
 
 import tracetui.ui.app as appmod
+from tracetui.ui import heap
 
 
 def recorded(monkeypatch: pytest.MonkeyPatch, app: appmod.TraceApp) -> list[tuple[str, object]]:
@@ -26,8 +27,8 @@ def recorded(monkeypatch: pytest.MonkeyPatch, app: appmod.TraceApp) -> list[tupl
 
         return wrapped
 
-    monkeypatch.setattr(appmod, "_settle_heap", wrap("full", appmod._settle_heap))
-    monkeypatch.setattr(appmod, "_freeze_young", wrap("young", appmod._freeze_young))
+    monkeypatch.setattr(heap, "settle", wrap("full", heap.settle))
+    monkeypatch.setattr(heap, "freeze_young", wrap("young", heap.freeze_young))
     return calls
 
 

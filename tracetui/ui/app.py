@@ -15,7 +15,6 @@ The app alone changes the run's state: a re-run's new row comes in through
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -36,6 +35,7 @@ from tracetui.model.text import neutralize_line
 from tracetui.store.build import build_index, peek_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
+from tracetui.ui import heap
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.find import SearchFlow
 from tracetui.ui.keymap import keymap_path, load_keymap
@@ -178,7 +178,7 @@ class TraceApp(Navigation, ViewActions, App[int]):
         # The collector's full pass now, before the new run's index exists (then it walks a
         # million rows: 0.05-0.2 s): what an earlier run left is let go here, unless it is still
         # shown (no peek replaced it), and then after the new index is drawn.
-        _settle_heap()
+        heap.settle()
         self._earlier_shown = earlier and self.peek is None
         if not self.live.open(run):
             self._index_worker(run)
@@ -225,8 +225,12 @@ class TraceApp(Navigation, ViewActions, App[int]):
         except Exception as exc:
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
             return
-        # The id table, the id registry and the chains: never on the UI thread.
-        post_ready(index, self.post_message, lambda: worker.is_cancelled)
+        # The id table, the id registry and the chains: never on the UI thread. A failure
+        # there (a bug) is said, not left to die with the worker (exit_on_error is off).
+        try:
+            post_ready(index, self.post_message, lambda: worker.is_cancelled)
+        except Exception as exc:
+            self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
 
     def on_index_progress(self, msg: IndexProgress) -> None:
         if self.closing:
@@ -251,7 +255,7 @@ class TraceApp(Navigation, ViewActions, App[int]):
         index = msg.index
         # Frozen now, so drawing the list starts no full pass over a million-row index (0.05-0.3
         # s each); the pass that frees what an earlier run left comes after it is drawn.
-        gc.freeze()
+        heap.freeze()
         # Twice: the first refresh after this message may be one queued before it.
         self.call_after_refresh(self.call_after_refresh, self._index_drawn, msg)
         kept = self._row_after_peek(index)
@@ -284,9 +288,9 @@ class TraceApp(Navigation, ViewActions, App[int]):
     def _index_drawn(self, msg: IndexReady) -> None:
         if self._earlier_shown:  # an earlier run's objects were frozen again with it shown
             self._earlier_shown = False
-            _settle_heap()
+            heap.settle()
         else:
-            _freeze_young()
+            heap.freeze_young()
         msg.drawn.set()  # the indexing thread goes on (ui/messages.post_ready)
 
     def on_chains_ready(self, msg: ChainsReady) -> None:
@@ -295,7 +299,7 @@ class TraceApp(Navigation, ViewActions, App[int]):
         if msg.index is not self.index or self.chains is not None:
             return  # another run was opened meanwhile (or the app linked them itself)
         self.chains = msg.chains
-        gc.freeze()  # what linking made lives as long as the view (see _settle_heap)
+        heap.freeze()  # what linking made lives as long as the view (ui/heap.py)
         if self.screen_stack:
             for chain in self.screen_stack[0].query(ChainPane):
                 chain.show(self.index, self.chains, self.selected_row)
@@ -435,28 +439,6 @@ class TraceApp(Navigation, ViewActions, App[int]):
     def palette_bindings(self) -> list[Binding]:
         """The actions offered in the command palette."""
         return [b for b in self.BINDINGS if isinstance(b, Binding) and b.action != "clear"]
-
-
-def _settle_heap() -> None:
-    """Keep the collector's full passes off what lives as long as the view (docs/live.md).
-
-    Textual's modules and widgets and the open index are tens of thousands of objects that
-    every full pass of the cyclic collector walks; following a busy run allocates fast enough
-    for a full pass every second or so, and one took up to 90 ms, a frame's worth of rows
-    waiting for it. Frozen, they are left out of the passes (freed by reference counting as
-    ever). A run opened before left its objects frozen: they are let go and collected first,
-    so a cycle among them is not kept for ever.
-    """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def _freeze_young() -> None:
-    """:func:`_settle_heap` for what was made since the last freeze only (the index was frozen
-    as it was swapped in): the collector's pass walks none of the index's million rows."""
-    gc.collect()
-    gc.freeze()
 
 
 _LIE_CHECKS = 64

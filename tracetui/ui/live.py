@@ -240,12 +240,15 @@ class LiveFollow:
         # up to date on the follower's thread: a million ids take seconds to sort, and new rows
         # are inserted one by one, neither of which belongs on the UI thread.
         self.taken = len(follower.index)
-        post_ready(
-            follower.index,
-            self._post,
-            lambda: gen != self.generation,
-            shown=lambda: self._follow_on(follower, gen, keep_row, undecided=undecided),
-        )
+        try:
+            post_ready(
+                follower.index,
+                self._post,
+                lambda: gen != self.generation,
+                shown=lambda: self._follow_on(follower, gen, keep_row, undecided=undecided),
+            )
+        except Exception as exc:  # a bug: said, not left to die with the worker
+            self._post(IndexFailed(f"{type(exc).__name__}: {exc}"))
 
     def _follow_on(
         self,
