@@ -12,6 +12,7 @@ from tracetui.store.runset import open_paths
 from tracetui.ui import live as live_mod
 from tracetui.ui import messages
 from tracetui.ui.app import TraceApp
+from tracetui.ui.widgets.run_header import RunHeader
 
 
 def boom(*_args: object, **_kwargs: object) -> None:
@@ -51,4 +52,4 @@ async def test_the_failure_is_said(
         await pilot.pause(0.05)
         said = [n.message for n in app._notifications]
         assert any("RuntimeError: boom in the last step" in m for m in said), said
-        assert app.query_one("RunHeader").progress == ""  # no "indexing…" left standing
+        assert app.query_one(RunHeader).progress == ""  # no "indexing…" left standing
