@@ -226,6 +226,8 @@ def _only_text(items: list[Any], *, none_too: bool) -> bool:
     if _bounds is not None and not os.environ.get("TRACETUI_NO_C"):
         return bool(_bounds.only_text(items, none_too))
     return set(map(type, items)) <= (_ID_TYPES if none_too else {str})
+
+
 _LOW_BYTES = bytes(range(0x80))
 
 
