@@ -11,10 +11,13 @@ grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import itemgetter
 from typing import cast
 
+from tracetui.store.fastindex import chain_groups
 from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
 
@@ -274,6 +277,16 @@ class ChainIndex:
         """
         linked = self._linked_rows()
         parent_of = self._parent_rows(linked).get
+        walked = chain_groups(linked, list(map(parent_of, linked, repeat(-1))))
+        if walked is not None:  # the same walks in C (fastindex.chain_groups), when built
+            return walked
+        return self._walk_groups(linked, parent_of)
+
+    @staticmethod
+    def _walk_groups(
+        linked: list[int], parent_of: Callable[[int], int | None]
+    ) -> dict[int, list[int]]:
+        """:meth:`groups`' walks in Python (the reference the C walk is tested against)."""
         root_memo: dict[int, int] = {}  # row → root; _ON_PATH while its walk is under way
         for row in linked:
             if row in root_memo:

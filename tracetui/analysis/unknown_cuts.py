@@ -18,6 +18,7 @@ are then a lower bound, which the columns cannot tell apart.
 from __future__ import annotations
 
 from tracetui.model.flags import BAD, NO_VALUE, SIDECAR, TRUNC_UNKNOWN, TRUNCATED
+from tracetui.store.fastindex import count_picked
 from tracetui.store.index import RunIndex
 
 # One byte per flags value: 1 where the row is of the kind counted (a re-run from the sidecar is
@@ -39,14 +40,8 @@ def truncation_unknown(index: RunIndex, rows: int | None = None) -> int:
 def size_unknown_cuts(index: RunIndex, rows: int | None = None) -> int:
     """Cut spans among the first ``rows`` for which no hidden byte count is known."""
     cut = _flags(index, rows).translate(_CUT)
-    hidden = index.hidden
-    n = 0
-    row = cut.find(1)
-    while row >= 0:
-        if hidden[row] in (0, NO_VALUE):  # a cut that hid 0 known bytes: none said how many
-            n += 1
-        row = cut.find(1, row + 1)
-    return n
+    # A cut that hid 0 known bytes: none of its cuts said how many (at C speed, no int a row).
+    return count_picked(cut, index.hidden, 0, NO_VALUE)
 
 
 def hidden_unknown_spans(index: RunIndex, rows: int | None = None) -> int:

@@ -106,6 +106,7 @@ static void skip_ws(Cur *c) {
 #include "_scan_notes.h"
 
 #include "_scan_facts.h"
+#include "_scan_bulk.h"
 
 static int is_blank(const unsigned char *p, const unsigned char *end) {
     for (; p < end; p++) {
@@ -305,6 +306,10 @@ static PyObject *note_words(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
+    {"chain_groups", chain_groups, METH_VARARGS, "Root row -> rows of its tree (two or more), from rows and their parent rows."},
+    {"count_picked", count_picked, METH_VARARGS, "Rows picked whose int64 value is one of two."},
+    {"known_sum", known_sum, METH_VARARGS, "Sum of an int64 column's values but one (None on overflow)."},
+    {"first_rows", first_rows, METH_VARARGS, "first.setdefault(id, row) for the rows start..stop whose id is in a set."},
     {"judge_note", judge_note, METH_VARARGS, "TT022's reading of a note's JSON string contents: 1, 0 or -1."},
     {"note_words", note_words, METH_NOARGS, "The note word lists the scanner judges with."},
     {"scan", scan, METH_VARARGS, "Scan complete JSON lines of a buffer into index columns."},

@@ -92,6 +92,8 @@ def cut_part(index: RunIndex, mno: int, link_rows: list[int], parents: list[str]
     Raises ``TypeError``/``ValueError`` when an id cannot be stored as JSON (a lone surrogate):
     the caller then keeps no part for this member.
     """
+    from tracetui.store.fastindex import known_sum  # here: a warm open needs no scanner
+
     lo, hi = member_rows(index, mno)
     blobs: list[bytes | memoryview] = [
         getattr(index, name)[lo:hi].tobytes() for name, _code in COLUMNS
@@ -119,7 +121,7 @@ def cut_part(index: RunIndex, mno: int, link_rows: list[int], parents: list[str]
         "spans": hi - lo - len(bad),
         "failed": failed.count(1),
         "truncated": flags.translate(_TRUNC_MAP).count(1),
-        "hidden": sum(hidden) - NO_VALUE * hidden.count(NO_VALUE),  # a bad row holds 0
+        "hidden": known_sum(hidden, NO_VALUE),  # a bad row holds 0
         "last_failed": failed.rfind(1),
         "exit_unknown": flags.translate(_UNKNOWN_MAP).count(1),
         "bad": bad,

@@ -16,6 +16,7 @@ import os
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import compress, islice
 from typing import Any
 
 from tracetui.model import markers, marks
@@ -34,6 +35,52 @@ CHUNK = 4 << 20
 
 def available() -> bool:
     return _scan is not None and not os.environ.get("TRACETUI_NO_C")
+
+
+def first_rows(
+    ids: list[str | None], start: int, stop: int, want: set[str], first: dict[str, int]
+) -> None:
+    """``first.setdefault(id, row)`` for each row ``start … stop`` whose id is in ``want``, in
+    row order (the owed rows of the id registry's parents table). In C a fingerprint of the
+    wanted ids turns away almost every other id without hashing it (``_scan_bulk.h``)."""
+    if available() and hasattr(_scan, "first_rows"):
+        _scan.first_rows(ids, start, stop, want, first)
+        return
+    owed = islice(ids, start, stop)
+    for row in compress(range(start, stop), map(want.__contains__, owed)):
+        first.setdefault(ids[row], row)  # type: ignore[arg-type]  # an id in want is a str
+
+
+def chain_groups(rows: list[int], parents: list[int]) -> dict[int, list[int]] | None:
+    """``ChainIndex.groups`` walked in C (``_scan_bulk.h``): root row → the rows of its tree,
+    sorted, for trees of two or more rows, in root order. ``parents[i]`` is the parent row of
+    ``rows[i]`` (-1: none). None without the compiled module (the caller walks in Python)."""
+    if not available() or not hasattr(_scan, "chain_groups"):
+        return None
+    try:
+        got: dict[int, list[int]] = _scan.chain_groups(rows, parents)
+    except (ValueError, OverflowError, TypeError):  # rows past 31 bits: the walk in Python
+        return None
+    return got
+
+
+def known_sum(column: array[int], skip: int) -> int:
+    """The sum of an ``array("q")``'s values other than ``skip``, without an int per value
+    when the compiled module is there."""
+    if _scan is not None and hasattr(_scan, "known_sum"):
+        got = _scan.known_sum(column, skip)
+        if got is not None:
+            return int(got)
+    return sum(column) - skip * column.count(skip)
+
+
+def count_picked(picked: bytes, column: array[int], a: int, b: int) -> int:
+    """Rows ``i`` with ``picked[i]`` nonzero whose value ``column[i]`` (an ``array("q")``) is
+    ``a`` or ``b``."""
+    if _scan is not None and hasattr(_scan, "count_picked"):
+        return int(_scan.count_picked(picked, column, a, b))
+    got = list(compress(column, picked))
+    return got.count(a) + (got.count(b) if b != a else 0)
 
 
 @dataclass(slots=True)

@@ -90,9 +90,9 @@ class IdRegistry:
         rows = self.rows
         first = {cid: rows[cid] for cid in want if cid in rows}
         start, stop = self.upto, self.wanted
-        owed = islice(ids, start, stop)
-        for row in compress(range(start, stop), map(want.__contains__, owed)):
-            first.setdefault(cast("str", ids[row]), row)
+        from tracetui.store.fastindex import first_rows  # the pass in C when built
+
+        first_rows(ids, start, stop, want, first)
         self._parents = (start, stop, first, want)
         return first
 
