@@ -299,7 +299,8 @@ def test_two_processes_opening_one_run_at_once(
     assert [p.returncode for p in procs] == [0, 0]
     assert outs[0] == outs[1] and outs[0][1] == b""
     assert outs[0][0].decode() == summary_out(base)  # and the entry left behind is whole
-    assert sorted(p.suffix for p in home.iterdir()) == [".idx", ".json"]  # no temp file left
+    # No temp file left.
+    assert sorted(p.suffix for p in home.iterdir()) == [".idx", ".json", ".out"]
     got = warm(base)
     assert reads == []  # the entry either process left is whole: nothing read again
     assert state(got) == state(cold(base))

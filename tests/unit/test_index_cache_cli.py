@@ -58,7 +58,7 @@ def test_the_cache_can_be_switched_off(
     off = _summary(base, *extra, env=env)
     assert not home.exists() or list(home.iterdir()) == []
     on = _summary(base)
-    assert sorted(p.suffix for p in home.iterdir()) == [".idx", ".json"]
+    assert sorted(p.suffix for p in home.iterdir()) == [".idx", ".json", ".out"]
     assert on == off
 
 

@@ -34,6 +34,7 @@ def main(args: argparse.Namespace) -> int:
     gc.disable()
     from tracetui.errors import UsageError
     from tracetui.model.text import dump_json, neutralize_line, quote_argv
+    from tracetui.store import cache_output as kept_output
     from tracetui.store import cache_results as kept_results
     from tracetui.store.runset import RunSetError, open_paths
 
@@ -63,11 +64,12 @@ def main(args: argparse.Namespace) -> int:
     if one is not None:  # the object, its trend and the exact --json output, for next time
         fields = {k: v for k, v in result.items() if k != "trend"}
         made: dict[str, Any] = {"summary": fields, "trend": trend}
-        if output is not None:
-            made["output"] = output.decode()
         kept_now = kept_results.recall_all(one)
         if any(kept_now.get(k) != v for k, v in made.items()):  # else nothing to write
             kept_results.keep(one, made)
+        # The output as printed, in a file of its own (not escaped into the results' JSON).
+        if output is not None and kept_output.recall(one) != output:
+            kept_output.keep(one, output)
     if output is not None:
         sys.stdout.buffer.write(output + b"\n")
         return 0
@@ -103,20 +105,20 @@ def main(args: argparse.Namespace) -> int:
 
 def _kept_output(runs: list[Run]) -> bytes | None:
     """``summary --json`` of one unchanged run (a file, a rotated set or a folder holding one
-    run), as an earlier summary of the same files printed it (tracetui/store/cache.py): the run
-    is not indexed at all. None when not kept, or for several runs."""
+    run), as an earlier summary of the same files printed it (tracetui/store/cache_output.py):
+    the run is not indexed at all. None when not kept, or for several runs."""
     from tracetui.model.text import neutralize_line
-    from tracetui.store import cache_results as kept_results
+    from tracetui.store import cache_output as kept_output
 
     if len(runs) != 1:
         return None
     run = runs[0]
-    output = kept_results.recall_run(run).get("output")
-    if not isinstance(output, str):
+    output = kept_output.recall_run(run)
+    if output is None:
         return None
     for note in run.notes:  # as load_runs reports them
         print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
-    return output.encode()
+    return output
 
 
 def _summary(

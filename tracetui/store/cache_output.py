@@ -1,0 +1,68 @@
+"""``summary --json``'s exact output kept with a run's files: ``<run key>.out`` beside its index
+(:mod:`tracetui.store.cache`).
+
+It used to be a value of the results file (:mod:`tracetui.store.cache_results`), a JSON string
+of 2 MB at 200,000 spans: a cold summary made the output's UTF-8 again and escaped every quote
+of it into that string (15–30 ms), and every warm one parsed all of it back out (~20 ms). Kept
+as a file of its own — a JSON line naming the version, the exact files and the notes
+(:func:`~tracetui.store.cache_results.keep_blob`), then the bytes as printed — it is written
+and read as it is. Given back only for the same files and notes, like any kept result; a file
+that is absent, of another version or state, or spoilt in its first line is not used.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+import orjson
+
+from tracetui.store import cache_results
+from tracetui.store.cache import VERSION, enabled, identify, run_key, state_key, worth_caching
+from tracetui.store.cache_files import cache_folder, read_bounded, size_cap, touch
+from tracetui.store.runset import Run
+
+if TYPE_CHECKING:
+    from tracetui.store.index import RunIndex
+
+SUFFIX = "out"
+
+
+def keep(index: RunIndex, output: bytes) -> bool:
+    """Keep ``output`` for the files ``index`` was built from; False when not kept."""
+    try:
+        return cache_results.keep_blob(index, SUFFIX, output)
+    except TypeError:  # a note JSON cannot hold (a lone surrogate in a file name): not kept
+        return False
+
+
+def recall(index: RunIndex) -> bytes | None:
+    """The output kept for exactly the files ``index`` was built from, or None."""
+    return cache_results.recall_blob(index, SUFFIX)
+
+
+def recall_run(run: Run) -> bytes | None:
+    """The output kept for ``run`` as its files are now, without indexing it; None when none,
+    or when the build that kept it added a note ``run`` does not have yet."""
+    if not enabled() or run.source_format is not None or not worth_caching(run):
+        return None
+    state = state_key(run, [identify(m.path) for m in run.members], time.time_ns())
+    folder = cache_folder() if state is not None else None
+    if folder is None:
+        return None
+    path = os.path.join(folder, f"{run_key(run)}.{SUFFIX}")
+    data = read_bounded(path, size_cap())
+    if data is None:
+        return None
+    cut = data.find(b"\n")
+    try:
+        head = orjson.loads(data[:cut]) if cut > 0 else None
+    except ValueError:
+        return None
+    if not isinstance(head, dict) or head.get("version") != VERSION:
+        return None
+    if head.get("state") != state or head.get("notes") != run.notes:
+        return None
+    touch(path)  # used: the sweep removes the least recently used first
+    return data[cut + 1 :]
