@@ -218,7 +218,10 @@ SPOILED = [
     ("truncated", lambda d: d[: len(d) // 2]),
     ("empty", lambda d: b""),
     ("not-json", lambda d: b"{nope" + d[d.index(b"\n") :]),
-    ("other-state", lambda d: d.replace(b'"state":"', b'"state":"0', 1)),
+    (  # of other files whose rows differ (the same rows: test_ids_grown_*.py)
+        "other-state-and-rows",
+        lambda d: d.replace(b'"state":"', b'"state":"0', 1).replace(b'"layout":', b'"layout":1', 1),
+    ),
     ("fields-not-json", lambda d: d.split(b"\n", 1)[0] + b"\n{nope\n" + d.split(b"\n", 2)[2]),
     ("rows-off-by-one", lambda d: spoil_field(d, b'"rows":', 1)),
     ("shared-off-by-one", lambda d: spoil_field(d, b'"shared":', 1)),

@@ -109,25 +109,30 @@ def _build(
                 )
         done = False
     if not done:
-        # Cached rows are registered together (one dict built at once), before a member is read.
+        # Cached rows are registered together (one dict built at once), before a member is read;
+        # a followed base's rows read on after them are owed with them (a few new rows
+        # registered at once would settle every cached row first: ~0.4 s at 1M).
         pending = len(index)
         for job in jobs:
+            owing = False
             try:
                 index.append(job.mno, job.finished(job.cached), register=False)
                 if job.scan_from is not None:
-                    index.register_all(pending)
                     if job.whole_lines and fastindex.available():
+                        owing = True
                         im = index.members[job.mno]
                         scan = fastindex.scan_member(im.readable, im.size, im.lines, progress)
-                        index.append(job.mno, job.finished(scan))
+                        index.append(job.mno, job.finished(scan), register=False)
                     else:
+                        index.register_all(pending)
                         index.index_member(job.mno, progress)
-                    pending = len(index)
+                        pending = len(index)
             except OSError as exc:
                 name = index.members[job.mno].member.name
                 run.notes.append(f"{name}: stopped reading: {_why(exc)}")
                 plan = None  # rows missing: nothing of this build is kept
-                pending = len(index)
+                if not owing:
+                    pending = len(index)
         index.register_all(pending)
     if plan is not None:
         for job in jobs:

@@ -103,13 +103,15 @@ def _read_results(path: str, state: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ bulky values, own file
-def keep_blob(index: RunIndex, suffix: str, payload: bytes) -> bool:
+def keep_blob(index: RunIndex, suffix: str, payload: bytes, *, any_state: bool = False) -> bool:
     """Keep ``payload`` as ``<run key>.<suffix>`` for the files ``index`` was built from: for a
     value too big for the results file every warm ``summary`` reads (the viewer's id table).
-    False when not kept (no state, cache off, over the cap, not writable)."""
+    False when not kept (no state, cache off, over the cap, not writable). ``any_state``: kept
+    even when ``index`` has no state (a payload that says itself what it holds: read back with
+    :func:`recall_blob_of_run`)."""
     state = state_of(index)
-    folder = cache_folder() if state is not None and enabled() else None
-    if folder is None or state is None:
+    folder = cache_folder() if (state is not None or any_state) and enabled() else None
+    if folder is None:
         return False
     head = orjson.dumps({"version": VERSION, "state": state, "notes": index.run.notes})
     return atomic_write(
@@ -120,8 +122,16 @@ def keep_blob(index: RunIndex, suffix: str, payload: bytes) -> bool:
 def recall_blob(index: RunIndex, suffix: str) -> bytes | None:
     """What :func:`keep_blob` kept under ``suffix`` for exactly the files ``index`` was built
     from (and the same notes), or None; its first line is checked, the rest is the caller's."""
+    got = recall_blob_of_run(index, suffix) if state_of(index) is not None else None
+    return got[1] if got is not None and got[0] else None
+
+
+def recall_blob_of_run(index: RunIndex, suffix: str) -> tuple[bool, bytes] | None:
+    """What :func:`keep_blob` kept under ``suffix`` for the run of ``index``, whatever files it
+    was kept for: ``(kept for exactly those of index and the same notes, the payload)``, or
+    None (none, or of another version); the caller checks what the payload holds."""
     state = state_of(index)
-    folder = cache_folder() if state is not None and enabled() else None
+    folder = cache_folder() if enabled() else None
     if folder is None:
         return None
     path = os.path.join(folder, f"{run_key(index.run)}.{suffix}")
@@ -135,7 +145,6 @@ def recall_blob(index: RunIndex, suffix: str) -> bytes | None:
         return None
     if not isinstance(head, dict) or head.get("version") != VERSION:
         return None
-    if head.get("state") != state or head.get("notes") != index.run.notes:
-        return None
+    exact = state is not None and head.get("state") == state
     touch(path)  # used: the sweep removes the least recently used first
-    return data[cut + 1 :]
+    return exact and head.get("notes") == index.run.notes, data[cut + 1 :]

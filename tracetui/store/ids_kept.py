@@ -2,12 +2,15 @@
 beside the run's persistent index, so a warm open of a million ids does not sort them again
 (~1 s on the indexing thread), and asking the index's id registry which ids are its rows.
 
-Kept as ``<run key>.ids`` (:func:`tracetui.store.cache_results.keep_blob`: given back only for
-the exact files the index was built from, the same notes and the same code): a JSON line of the
+Kept as ``<run key>.ids`` (:func:`tracetui.store.cache_results.keep_blob`): a JSON line of the
 table's fields, then its sorted keys one a line (a key is neutralised text: never a newline).
-Read as hostile input: every field's type, the row and id counts, the keys' order and how the
-fields agree with each other (:func:`agrees`) are checked, and anything off means the table is
-built again. :func:`tracetui.store.ids.table_for` is the one caller.
+Given back for the exact files the index was built from (the same notes and the same code), or
+for a run grown since (a live agent's: lines appended, the base rotated) whose index starts
+with exactly the rows the table was made from, as the record kept in its fields says
+(:mod:`tracetui.store.ids_prefix`); the new rows are then inserted as a follower's are. Read as
+hostile input: every field's type, the row and id counts, the keys' order and how the fields
+agree with each other (:func:`agrees`) are checked, and anything off means the table is built
+again. :func:`tracetui.store.ids.table_for` is the one caller.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, cast
 
 import orjson
 
-from tracetui.store import cache_results
+from tracetui.store import cache, cache_results, ids_prefix
 from tracetui.store.id_registry import STEP
 from tracetui.store.ids_table import IdTable, _common_prefix, _split
 from tracetui.store.index import RunIndex
@@ -28,6 +31,9 @@ from tracetui.store.index import RunIndex
 KEEP_FROM = 20_000
 """Distinct ids from which a table is worth keeping (fewer are built in a few milliseconds)."""
 SUFFIX = "ids"
+REKEEP = 20_000
+"""Rows a run has grown by since its kept table from which the grown table is kept instead
+(the next open then inserts fewer rows)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +52,11 @@ class KeptTable:
 
 
 def keep(index: RunIndex, kept: KeptTable) -> bool:
-    """Keep ``kept`` for the files ``index`` was built from; False when not kept."""
+    """Keep ``kept`` (rows ``0 … kept.rows`` of ``index``) for the files ``index`` was built
+    from, and with the record of those rows (:func:`ids_prefix.record`); False when not kept."""
+    prefix = ids_prefix.record(index, kept.rows)
+    if prefix is None and cache.state_of(index) is None:
+        return False  # nothing would ever take it back
     fields = {
         "rows": kept.rows,
         "count": len(kept.keys),
@@ -56,37 +66,51 @@ def keep(index: RunIndex, kept: KeptTable) -> bool:
         "ending": kept.ending,
         "tail": kept.tail,
         "others": kept.others,
+        "fingerprint": cache.fingerprint(),
+        "prefix": prefix,
     }
     try:
         head = orjson.dumps(fields)
         body = "\n".join(kept.keys).encode()
     except (TypeError, UnicodeEncodeError):  # a lone surrogate: not kept
         return False
-    return cache_results.keep_blob(index, SUFFIX, b"".join([head, b"\n", body]))
+    blob = b"".join([head, b"\n", body])
+    return cache_results.keep_blob(index, SUFFIX, blob, any_state=prefix is not None)
 
 
-def recall(index: RunIndex, rows: int, distinct: int) -> KeptTable | None:
-    """The table kept for the files of ``index`` when it was made from exactly ``rows`` rows
-    holding ``distinct`` ids, and its keys are in order; else None."""
-    kept = _read(index, rows)
-    return kept if kept is not None and len(kept.keys) == distinct else None
+def recall(index: RunIndex, n: int) -> KeptTable | None:
+    """The table kept for the run of ``index``, of its rows ``0 … rows`` (``rows`` at most
+    ``n``, at least half of it), when it is big enough to be kept, its fields agree and its
+    keys are in order; else None. The caller checks its count of distinct ids."""
+    kept = _read(index, n)
+    return kept if kept is not None and len(kept.keys) >= KEEP_FROM and agrees(kept) else None
 
 
-def _read(index: RunIndex, rows: int) -> KeptTable | None:
-    """:func:`recall` but for the count of distinct ids (the caller checks it)."""
-    blob = cache_results.recall_blob(index, SUFFIX)
-    if blob is None:
+def _read(index: RunIndex, n: int) -> KeptTable | None:
+    """:func:`recall` but for the table's size and fields' agreement."""
+    got = cache_results.recall_blob_of_run(index, SUFFIX)
+    if got is None:
         return None
+    exact, blob = got
     cut = blob.find(b"\n")
     try:
         head = orjson.loads(blob[:cut]) if cut > 0 else None
-        text = blob[cut + 1 :].decode()
-    except ValueError:  # orjson's error and UnicodeDecodeError are both ValueErrors
+    except ValueError:  # orjson's error
         return None
     if not isinstance(head, dict) or not _fields_ok(head):
         return None
+    rows = head["rows"]
+    if not (exact and rows == n):  # not the same files: the same first rows, then?
+        if 2 * rows < n or head.get("fingerprint") != cache.fingerprint():
+            return None  # grown more than twice over: built again (and kept again)
+        if ids_prefix.covered(index, head.get("prefix"), n) != rows:
+            return None
+    try:
+        text = blob[cut + 1 :].decode()
+    except ValueError:  # UnicodeDecodeError
+        return None
     keys = text.split("\n") if text else []
-    if head["rows"] != rows or head["count"] != len(keys):
+    if head["count"] != len(keys):
         return None
     if not all(map(le, keys, islice(keys, 1, None))):
         return None
@@ -226,27 +250,44 @@ def _distinct(first: dict[str, int]) -> int:
 
 
 def recalled(index: RunIndex, first: dict[str, int], n: int) -> IdTable | None:
-    """The table of rows ``0 … n`` kept with the run's cached index, when it is there and
-    checks out; the registry must hold exactly those rows' ids (a frozen, settled index)."""
-    distinct = _distinct(first)
-    if distinct < KEEP_FROM:
+    """The table of rows ``0 … n`` from the one kept with the run's cached index, when it is
+    there and checks out (:func:`recall`; a grown run's rows past it inserted); ``first`` is
+    the index's registry, settled past row ``n``."""
+    if _distinct(first) < KEEP_FROM:
         return None
-    kept = recall(index, n, distinct)
-    if kept is None or not agrees(kept):
+    kept = recall(index, n)
+    if kept is None or _distinct_before(index.ids, first, kept.rows) != len(kept.keys):
         return None
-    return RegistryTable(index.ids, first, kept)
+    return _grown(index, RegistryTable(index.ids, first, kept), n)
 
 
 def recalled_unsettled(index: RunIndex, n: int) -> IdTable | None:
     """:func:`recalled` for an index whose registry is still owed, without settling it: the
-    ids of rows ``0 … n`` gathered in a set instead (:attr:`RegistryTable._members`)."""
-    kept = _read(index, n)
-    if kept is None or len(kept.keys) < KEEP_FROM or not agrees(kept):
+    ids of the kept table's rows gathered in a set instead (:attr:`RegistryTable._members`)."""
+    kept = recall(index, n)
+    if kept is None:
         return None
-    members = members_of(index.ids, n)
+    members = members_of(index.ids, kept.rows)
     if len(members) - (None in members) - ("" in members) != len(kept.keys):
         return None
-    return RegistryTable(index.ids, {}, kept, members)
+    return _grown(index, RegistryTable(index.ids, {}, kept, members), n)
+
+
+def _distinct_before(column: list[str | None], first: dict[str, int], rows: int) -> int:
+    """Distinct ids of rows ``0 … rows`` by the registry ``first`` (of rows past them too)."""
+    later = {cid for cid in column[rows:] if cid and first.get(cid, -1) >= rows}
+    return _distinct(first) - len(later)
+
+
+def _grown(index: RunIndex, table: RegistryTable, n: int) -> RegistryTable:
+    """``table`` (recalled) brought up to row ``n``: a grown run's new rows inserted as a
+    follower's are; kept again when they are many."""
+    rows = table.rows
+    if rows < n:
+        table.extend(index.ids[rows:n])
+        if n - rows >= REKEEP:
+            keep(index, kept_of(table))
+    return table
 
 
 def members_of(column: list[str | None], n: int) -> set[str | None]:
