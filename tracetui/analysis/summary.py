@@ -12,6 +12,7 @@ the cut spans no cut of which says how much): ``hidden_bytes`` sums only the kno
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from tracetui.analysis.chains import ChainIndex
@@ -40,22 +41,22 @@ def summarize(index: RunIndex) -> dict[str, Any]:
             "file": path,
             "line": line,
         }
-    chains: list[dict[str, Any]] = []
-    has_sidecar = any(m.member.number < 0 for m in index.members)
-    ids = index.ids
-    id_of, exit_code, add = ids.__getitem__, index.exit_code, chains.append  # one look-up each
-    for root, rows in ChainIndex(index).groups().items():
-        if has_sidecar:  # re-runs belong to chains in the viewer, not to the trace's facts
-            rows = [r for r in rows if not index.flags[r] & SIDECAR]
-            if len(rows) < 2:
-                continue
-        add(
-            {
-                "root": ids[root],
-                "attempts": list(map(id_of, rows)),
-                "final_exit_code": exit_code(rows[-1]),
-            }
+    groups = ChainIndex(index).groups()
+    if any(m.member.number < 0 for m in index.members):
+        # Re-runs belong to chains in the viewer, not to the trace's facts.
+        flags = index.flags
+        kept = (
+            (root, [r for r in rows if not flags[r] & SIDECAR]) for root, rows in groups.items()
         )
+        groups = {root: rows for root, rows in kept if len(rows) > 1}
+    ids = index.ids
+    id_of = ids.__getitem__  # one look-up
+    # Each chain's final exit, then its object: a comprehension, not a call per chain.
+    finals = list(map(index.exit_code, map(itemgetter(-1), groups.values())))
+    chains: list[dict[str, Any]] = [
+        {"root": ids[root], "attempts": list(map(id_of, rows)), "final_exit_code": final}
+        for (root, rows), final in zip(groups.items(), finals, strict=True)
+    ]
     return {
         "files": [m.member.path for m in index.members if m.member.number >= 0],
         "spans": stats.spans,
