@@ -21,8 +21,8 @@ import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from itertools import repeat
-from operator import sub
+from itertools import islice, repeat
+from operator import le, sub
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -106,13 +106,13 @@ def cut_part(index: RunIndex, mno: int, link_rows: list[int], parents: list[str]
     # Links stored stretch by stretch (the rows between bad lines, each restored as one batch),
     # each stretch in the index's order: the restore then slices them, no look-up per link.
     rows = array("i", map(sub, link_rows, repeat(lo)))
-    if bad:
-        stretches = _by_stretch([k for k, _complete in bad], list(zip(rows, parents, strict=True)))
+    stops = [k for k, _complete in bad]
+    counts = _stretch_counts(stops, rows)
+    if counts is None:  # links out of row order: sorted into their stretches one by one
+        stretches = _by_stretch(stops, list(zip(rows, parents, strict=True)))
         rows = array("i", [row for links_ in stretches for row, _pid in links_])
         parents = [pid for links_ in stretches for _row, pid in links_]
         counts = [len(links_) for links_ in stretches]
-    else:
-        counts = [len(rows)]
     blobs.append(orjson.dumps(index.ids[lo:hi]))
     blobs.append(rows.tobytes())
     blobs.append(orjson.dumps(parents))
@@ -128,6 +128,18 @@ def cut_part(index: RunIndex, mno: int, link_rows: list[int], parents: list[str]
         "link_counts": counts,
     }
     return Part(meta, blobs)
+
+
+def _stretch_counts(stops: list[int], rows: array[int]) -> list[int] | None:
+    """The links of each stretch between bad lines (``stops``, in order) when the link
+    ``rows`` are in row order (the usual): each stretch is then a slice, its end found by a
+    bisect, and the links keep their order; None otherwise (:func:`_by_stretch` sorts them)."""
+    if not stops:
+        return [len(rows)]
+    if not all(map(le, rows, islice(rows, 1, None))):
+        return None
+    ends = [bisect_right(rows, stop) for stop in stops]  # the links of rows up to each stop
+    return list(map(sub, [*ends, len(rows)], [0, *ends]))
 
 
 def _by_stretch(stops: list[int], links: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
