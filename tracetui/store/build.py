@@ -109,16 +109,17 @@ def _build(
                 )
         done = False
     if not done:
-        # Cached rows are registered together (one dict built at once), before a member is read;
-        # a followed base's rows read on after them are owed with them (a few new rows
-        # registered at once would settle every cached row first: ~0.4 s at 1M).
+        # Rows are registered together (one dict built at once), after every member is read: a
+        # member read on after cached rows registering its few new rows at once would settle
+        # every cached row first (~0.4 s at 1M). (The line reader registers as it reads: the
+        # rows before it first.)
         pending = len(index)
         for job in jobs:
             owing = False
             try:
                 index.append(job.mno, job.finished(job.cached), register=False)
                 if job.scan_from is not None:
-                    if job.whole_lines and fastindex.available():
+                    if fastindex.available():  # (as index_member reads, and whole lines)
                         owing = True
                         im = index.members[job.mno]
                         scan = fastindex.scan_member(im.readable, im.size, im.lines, progress)
