@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Input, Static
-from viewer_helpers import FLAKY, MULTI, make_app, settle
+from viewer_helpers import FLAKY, MULTI, make_app, settle, type_text
 
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
@@ -87,7 +87,7 @@ async def test_search_jumps_to_next_match() -> None:
             await pilot.press("slash")
             assert isinstance(app.focused, Input)
             app.query_one("#search", Input).value = ""
-            await pilot.press(*query)
+            await type_text(pilot, query)
             for i in range(enters):
                 await pilot.press("enter" if i == 0 else "n")  # Enter, then n: the next match
                 await settle(pilot)

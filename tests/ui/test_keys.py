@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_rerun_pane import confirm_and_finish, record
 from test_rerun_pane import make_app as rerun_app
-from viewer_helpers import make_app, settle
+from viewer_helpers import make_app, settle, type_text
 
 from tracetui.analysis.search import count_matches, match_spans, ordinal, step_match
 from tracetui.export.report import render_report
@@ -290,7 +290,8 @@ async def test_goto_row_or_id() -> None:
             await pilot.press("colon")
             await pilot.pause()
             assert isinstance(app.screen, AskScreen)
-            await pilot.press(*answer, "enter")
+            await type_text(pilot, answer)
+            await pilot.press("enter")
             await pilot.pause()
             got[case] = (app.selected_row, notes(app)[-1] if notes(app) else None)
         await pilot.press("ctrl+g", "escape")  # Esc: nowhere, nothing said

@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 import pytest
-from viewer_helpers import MULTI, make_app, settle
+from viewer_helpers import MULTI, make_app, settle, type_text
 
 import tracetui.ui.navigate as navmod
 from tracetui.store import id_search
@@ -64,7 +64,8 @@ async def test_goto_answers_alike(monkeypatch: pytest.MonkeyPatch, aside: bool) 
             await pilot.press("colon")
             await pilot.pause()
             assert isinstance(app.screen, AskScreen)
-            await pilot.press(*answer, "enter")
+            await type_text(pilot, answer)
+            await pilot.press("enter")
             await settle(pilot)
             got[case] = (app.selected_row, notes(app)[-1] if notes(app) else None)
         here = threading.current_thread().name
