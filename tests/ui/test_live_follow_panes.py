@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from records import tool
 from test_live import BASE, ROWS, start, until
+from textual import events
 from viewer_helpers import FLAKY, settle
 
 from tracetui.record.rotate import append_record
@@ -97,7 +98,12 @@ async def test_rows_and_panes_while_keys_are_pressed(
         thread = writer(run_dir / BASE, stop)
         try:
             for key in itertools.islice(itertools.cycle(keys), 40):
-                await pilot.press(key)
+                # Sent as the terminal driver sends it, then 10 ms for the screen: pilot.press
+                # also waits for an idle process, which it is not while the writer and the
+                # follower run (~0.1 s a key), and most keys came after the writer was done.
+                event = events.Key(key, key if len(key) == 1 else None)
+                event.set_sender(app)
+                app.post_message(event)
                 await pilot.pause(0.01)
         finally:
             thread.join()
