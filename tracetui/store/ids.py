@@ -20,7 +20,8 @@ bisecting to its key and comparing with its two neighbours, so showing a screenf
 linear); only a change of the shared prefix rebuilds (the table itself:
 :mod:`tracetui.store.ids_table`). :func:`table_for` caches one table per index and brings it up
 to date from the committed rows; a big run's table is kept beside its cached index and
-restored on a warm open instead of sorted again (:mod:`tracetui.store.ids_kept`).
+restored on a warm open instead of sorted again (:mod:`tracetui.store.ids_kept`), also when the
+run has grown since and its index starts with the same rows (:mod:`tracetui.store.ids_prefix`).
 """
 
 from __future__ import annotations
