@@ -246,3 +246,45 @@ def test_first_rows_fallback_is_the_python_pass(seed: int, monkeypatch: pytest.M
     slow: dict[Any, int] = {}
     fastindex.first_rows(ids, 3, 150, want, slow)
     assert fast == slow == reference_first_rows(ids, 3, 150, want, {})
+
+
+def reference_ones(column: bytes, start: int = 0) -> list[int]:
+    """``raw_lines.ones`` as it searched before, one ``find`` a one."""
+    out = []
+    at = column.find(1, start)
+    while at >= 0:
+        out.append(at)
+        at = column.find(1, at + 1)
+    return out
+
+
+ONES = [
+    ("empty", b"", 0),
+    ("none", b"\0\0\0", 0),
+    ("all", b"\1\1\1", 0),
+    ("other-values-are-not-ones", b"\2\1\xff\1\0", 0),
+    ("from-a-start", b"\1\0\1\1", 2),
+    ("start-at-the-end", b"\1\1", 2),
+    ("start-past-the-end", b"\1\1", 9),
+    ("negative-start", b"\1\0\1\1", -2),
+    ("very-negative-start", b"\1\0\1", -99),
+    ("last-byte", b"\0" * 100 + b"\1", 0),
+]
+
+
+@needs_c
+@pytest.mark.parametrize(("column", "start"), [c[1:] for c in ONES], ids=[c[0] for c in ONES])
+def test_ones_is_the_find_loop(column: bytes, start: int) -> None:
+    assert fastindex.ones(column, start) == reference_ones(column, start)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ones_on_random_columns(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracetui.analysis import raw_lines
+
+    rnd = random.Random(seed)
+    column = bytes(rnd.choice([0, 0, 0, 1, 2]) for _ in range(20_000))
+    start = rnd.randrange(0, 100)
+    fast = raw_lines.ones(column, start)
+    monkeypatch.setattr(fastindex, "_scan", None)  # the Python search
+    assert raw_lines.ones(column, start) == fast == reference_ones(column, start)

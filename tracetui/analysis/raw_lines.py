@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tracetui.store.fastindex import ones as fast_ones
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import loads, open_regular
 
@@ -174,6 +175,9 @@ def columns_and(a: bytes, b: bytes) -> bytes:
 
 def ones(column: bytes, start: int = 0) -> list[int]:
     """Positions (from ``start``) of the 1 bytes of a 0/1 column."""
+    found = fast_ones(column, start)  # in C: an int for each one only
+    if found is not None:
+        return found
     out = []
     at = column.find(1, start)
     while at >= 0:

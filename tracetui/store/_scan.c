@@ -309,6 +309,7 @@ static PyMethodDef methods[] = {
     {"chain_groups", chain_groups, METH_VARARGS, "Root row -> rows of its tree (two or more), from rows and their parent rows."},
     {"count_picked", count_picked, METH_VARARGS, "Rows picked whose int64 value is one of two."},
     {"known_sum", known_sum, METH_VARARGS, "Sum of an int64 column's values but one (None on overflow)."},
+    {"ones", ones, METH_VARARGS, "Positions of the bytes equal to 1 in a 0/1 column, from a start."},
     {"first_rows", first_rows, METH_VARARGS, "first.setdefault(id, row) for the rows start..stop whose id is in a set."},
     {"judge_note", judge_note, METH_VARARGS, "TT022's reading of a note's JSON string contents: 1, 0 or -1."},
     {"note_words", note_words, METH_NOARGS, "The note word lists the scanner judges with."},

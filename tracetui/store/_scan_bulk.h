@@ -304,3 +304,26 @@ static PyObject *count_picked(PyObject *self, PyObject *args) {
     PyBuffer_Release(&col);
     return PyLong_FromSsize_t(count);
 }
+
+/* ones(column, start) -> [positions of the bytes equal to 1, from ``start``]: the rows a 0/1
+ *   column (a flags or marks column translated) picks, found with memchr, an int only for each. */
+static PyObject *ones(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer col;
+    Py_ssize_t start = 0;
+    if (!PyArg_ParseTuple(args, "y*|n", &col, &start)) return NULL;
+    PyObject *out = PyList_New(0);
+    const unsigned char *p = (const unsigned char *)col.buf, *end = p + col.len;
+    if (start < 0) start = start + col.len < 0 ? 0 : start + col.len; /* as bytes.find takes it */
+    const unsigned char *at = start < col.len ? p + start : end;
+    while (out && at < end) {
+        const unsigned char *hit = memchr(at, 1, (size_t)(end - at));
+        if (!hit) break;
+        PyObject *v = PyLong_FromSsize_t(hit - p);
+        if (!v || PyList_Append(out, v) < 0) Py_CLEAR(out);
+        Py_XDECREF(v);
+        at = hit + 1;
+    }
+    PyBuffer_Release(&col);
+    return out;
+}

@@ -75,6 +75,15 @@ def known_sum(column: array[int], skip: int) -> int:
     return sum(column) - skip * column.count(skip)
 
 
+def ones(column: bytes, start: int = 0) -> list[int] | None:
+    """Positions (from ``start``) of the 1 bytes of a 0/1 column, found in C; None without the
+    compiled module (the caller searches in Python)."""
+    if _scan is None or not hasattr(_scan, "ones"):
+        return None
+    got: list[int] = _scan.ones(column, start)
+    return got
+
+
 def count_picked(picked: bytes, column: array[int], a: int, b: int) -> int:
     """Rows ``i`` with ``picked[i]`` nonzero whose value ``column[i]`` (an ``array("q")``) is
     ``a`` or ``b``."""

@@ -88,7 +88,7 @@ class IdRegistry:
             return kept[2]
         want = set(parents)
         rows = self.rows
-        first = {cid: rows[cid] for cid in want if cid in rows}
+        first = {cid: rows[cid] for cid in want if cid in rows} if rows else {}
         start, stop = self.upto, self.wanted
         from tracetui.store.fastindex import first_rows  # the pass in C when built
 
