@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Input, Static
-from viewer_helpers import FLAKY, MULTI, make_app, settle, type_text
+from viewer_helpers import FLAKY, MULTI, make_app, send_keys, settle, type_text
 
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.run_picker import RunPicker
@@ -53,7 +53,8 @@ NAV = [
 
 async def test_navigation_keys_land_on_the_right_row() -> None:
     # One app for the whole table (starting apps is the slow part); each case starts on the
-    # latest failure. The dict comparison names any case that went wrong.
+    # latest failure, its keys sent at once (a fast typist: each key acts on the cursor the one
+    # before left). The dict comparison names any case that went wrong.
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -61,7 +62,7 @@ async def test_navigation_keys_land_on_the_right_row() -> None:
         for case, keys, _row in NAV:
             app.select_row(LATEST_FAILURE)
             await pilot.pause()
-            await pilot.press(*keys)
+            await send_keys(pilot, *keys)
             await pilot.pause()
             got[case] = app.selected_row
     assert got == {case: row for case, _keys, row in NAV}
@@ -116,7 +117,7 @@ async def test_filters_show_only_matching_rows() -> None:
         for case, keys, _rows, _row in FILTERS:
             app._set_filter(0, LATEST_FAILURE)
             await pilot.pause()
-            await pilot.press(*keys)
+            await send_keys(pilot, *keys)
             await pilot.pause()
             view = app.spans.view
             assert view is not None

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_rerun_pane import confirm_and_finish, record
 from test_rerun_pane import make_app as rerun_app
-from viewer_helpers import make_app, settle, type_text
+from viewer_helpers import make_app, send_keys, settle, type_text
 
 from tracetui.analysis.search import count_matches, match_spans, ordinal, step_match
 from tracetui.export.report import render_report
@@ -215,7 +215,7 @@ async def test_failure_and_truncation_keys() -> None:
         for case, keys, _row in KEYS:
             app.select_row(LATEST_FAILURE)
             await pilot.pause()
-            await pilot.press(*keys)
+            await send_keys(pilot, *keys)
             await pilot.pause()
             got[case] = app.selected_row
     assert got == {case: row for case, _keys, row in KEYS}

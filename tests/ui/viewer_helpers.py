@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 
 from textual import events
-from textual.keys import _character_to_key
+from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 
 from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
@@ -27,17 +28,35 @@ async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
-async def type_text(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
-    """Type ``text`` into the focused input the way a fast typist does: each character is one
-    key event, as ``pilot.press(*text)`` sends it, all sent at once, then the app is left to
-    take them in (queued in order, they are handled in order).
+def key_event(key: str) -> events.Key:
+    """The event ``pilot.press(key)`` sends for ``key`` (a key name or one character)."""
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char: str | None = unicodedata.lookup(
+            _get_unicode_name_from_key(REPLACED_KEYS.get(key, key))
+        )
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
 
-    ``pilot.press`` waits for the process to look idle twice after each key, ~60 ms a key
-    where the key's own work is ~5 ms: most of a search test's time went on it."""
+
+async def send_keys(pilot, *keys: str) -> None:  # type: ignore[no-untyped-def]
+    """Press ``keys`` the way a fast typist does: each the key event ``pilot.press`` sends, all
+    sent at once, then the app is left to take them in (queued in order, they are handled in
+    order, each key's action done before the next key is read).
+
+    ``pilot.press`` waits for the process to look idle twice after each key: ~60 ms a key where
+    the key's own work is ~5 ms, most of a table-driven key test's time."""
     app = pilot.app
-    for char in text:
-        event = events.Key(_character_to_key(char), char)
+    for key in keys:
+        event = key_event(key)
         event.set_sender(app)
         app.post_message(event)
     await pilot.pause()
     await pilot.pause()
+
+
+async def type_text(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Type ``text`` into the focused input: :func:`send_keys` of its characters."""
+    await send_keys(pilot, *text)
