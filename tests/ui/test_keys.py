@@ -40,7 +40,9 @@ def subtitle(app: Any) -> str:
 
 
 async def search(pilot: Any, query: str) -> None:
-    await pilot.press("slash", *query, "enter")
+    await pilot.press("slash")
+    await type_text(pilot, query)
+    await pilot.press("enter")
     await settle(pilot)
 
 
