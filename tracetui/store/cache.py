@@ -293,6 +293,8 @@ class Plan:
         """Member (position in the run) → when its identity was taken, for the racy check."""
         self._parts: dict[tuple[int, int], dict[str, Any]] = {}
         self._body = memoryview(b"")
+        self._reused: dict[int, tuple[dict[str, Any], list[bytes | memoryview]]] = {}
+        """Member (position) → its part as read, restored whole: written again as it is."""
         if any(i is not None and not m.gz for m, i in zip(run.members, self.before, strict=True)):
             entry = _load_entry(self.path)
             if entry is not None:
@@ -320,6 +322,7 @@ class Plan:
                 items = restore_items(part, fd)
                 self.hits[pos] = True
                 self.scanned[pos] = scanned
+                self._reused[pos] = (meta, part.blobs)
                 return items, None
             if part.meta.get("resume") is True and _grew_from(fd, now, ident):
                 lines = part.meta.get("lines")
@@ -338,6 +341,7 @@ class Plan:
         for pos in [pos for pos, m in self.mnos.items() if m == mno]:
             del self.mnos[pos]
             self.hits[pos] = False
+            self._reused.pop(pos, None)
 
     # -------------------------------------------------------------- saving
     def save(self, index: RunIndex) -> None:
@@ -353,7 +357,12 @@ class Plan:
         parts: list[tuple[dict[str, Any], list[bytes | memoryview]]] = []
         complete = True
         for pos, member in enumerate(self.run.members):
-            got = None if member.gz else self._cut(index, pos, after[pos], by_member)
+            # A member restored whole and unchanged since is written as it was read: cutting
+            # its rows out of the index again gives the same bytes (after an append to the
+            # base of a 1M-row run, re-cutting the other members was ~0.3 s of the build).
+            got = self._reused.get(pos) if unchanged[pos] else None
+            if got is None and not member.gz:
+                got = self._cut(index, pos, after[pos], by_member)
             if got is not None:
                 parts.append(got)
             elif not (member.gz and unchanged[pos]):
