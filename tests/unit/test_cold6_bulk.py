@@ -288,3 +288,20 @@ def test_ones_on_random_columns(seed: int, monkeypatch: pytest.MonkeyPatch) -> N
     fast = raw_lines.ones(column, start)
     monkeypatch.setattr(fastindex, "_scan", None)  # the Python search
     assert raw_lines.ones(column, start) == fast == reference_ones(column, start)
+
+
+@needs_c
+@pytest.mark.parametrize("seed", range(12))
+def test_chain_groups_judges_parents_as_parent_rows_does(seed: int) -> None:
+    """Given ``committed``, parents as they come (None, the row itself, not committed) give
+    the walk of the dict ``ChainIndex._parent_rows`` makes of them."""
+    rnd = random.Random(seed)
+    n = rnd.randrange(2, 300)
+    rows = [rnd.randrange(n) for _ in range(rnd.randrange(1, 2 * n))]
+    prows: list[int | None] = [
+        rnd.choice([None, row, n, n + 5, *([rnd.randrange(n)] * 6)]) for row in rows
+    ]
+    parent_of = {
+        row: p for row, p in zip(rows, prows, strict=True) if p is not None and p != row and p < n
+    }
+    assert _scan.chain_groups(rows, prows, n) == ChainIndex._walk_groups(rows, parent_of.get)

@@ -239,7 +239,7 @@ class ChainIndex:
 
     def _linked_rows(self) -> list[int]:
         """Committed rows that name a parent (a snapshot: safe while the run grows)."""
-        return [row for row, _pid in self.index.links()]
+        return list(map(itemgetter(0), self.index.links()))
 
     def multi_attempt_chains(self) -> list[Chain]:
         """Every chain of two or more attempts, in the set order of their roots."""
@@ -276,9 +276,18 @@ class ChainIndex:
         Parents are resolved for every linked row at once, then the walks read a plain dict.
         """
         linked = self._linked_rows()
+        index = self.index
+        n = len(index)
+        pids = list(map(index.parent_ids.get, linked))
+        if None not in pids:  # (else a row no longer names a parent: the dict below)
+            # The parent rows as they come, judged in C as _parent_rows judges them.
+            prows = rows_of(index.id_rows, cast("list[str]", pids))
+            walked = chain_groups(linked, prows, n)
+            if walked is not None:  # the same walks in C (fastindex.chain_groups), when built
+                return walked
         parent_of = self._parent_rows(linked).get
         walked = chain_groups(linked, list(map(parent_of, linked, repeat(-1))))
-        if walked is not None:  # the same walks in C (fastindex.chain_groups), when built
+        if walked is not None:
             return walked
         return self._walk_groups(linked, parent_of)
 

@@ -100,11 +100,12 @@ static PyObject *first_rows(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* chain_groups(rows, parents) -> {root: [rows of its tree, sorted]} for trees of two or more
- *   rows, keys in order: ChainIndex.groups' walks (analysis/chains.py, the reference) over
- *   arrays instead of dicts. ``rows`` are the linked rows in the order walked, ``parents[i]`` the
- *   parent row of ``rows[i]`` (-1: none; a later entry for the same row wins, as a dict would
- *   keep it). A walk marks the rows it passes, meets a row already answered (its root), a row
+/* chain_groups(rows, parents[, committed]) -> {root: [rows of its tree, sorted]} for trees of
+ *   two or more rows, keys in order: ChainIndex.groups' walks (analysis/chains.py, the
+ *   reference) over arrays instead of dicts. ``rows`` are the linked rows in the order walked,
+ *   ``parents[i]`` the parent row of ``rows[i]`` (-1 or None: none; with ``committed``, also a
+ *   parent that is the row itself or at ``committed`` or past it; a later entry for the same
+ *   row with a parent wins, as the dict of the rows with one would keep it). A walk marks the rows it passes, meets a row already answered (its root), a row
  *   with no parent (the root) or a row of its own path (a loop, cut at its earliest row). */
 #define CG_UNSET (-2)
 #define CG_ON_PATH (-1)
@@ -112,7 +113,9 @@ static PyObject *first_rows(PyObject *self, PyObject *args) {
 static PyObject *chain_groups(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *rows_in, *parents_in;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &rows_in, &PyList_Type, &parents_in))
+    Py_ssize_t committed = -1;
+    if (!PyArg_ParseTuple(args, "O!O!|n", &PyList_Type, &rows_in, &PyList_Type, &parents_in,
+                          &committed))
         return NULL;
     Py_ssize_t m = PyList_GET_SIZE(rows_in);
     if (PyList_GET_SIZE(parents_in) != m) {
@@ -132,8 +135,11 @@ static PyObject *chain_groups(PyObject *self, PyObject *args) {
     int64_t n = 0;
     for (Py_ssize_t i = 0; i < m; i++) {
         long long r = PyLong_AsLongLong(PyList_GET_ITEM(rows_in, i));
-        long long p = PyLong_AsLongLong(PyList_GET_ITEM(parents_in, i));
+        PyObject *p_obj = PyList_GET_ITEM(parents_in, i);
+        long long p = p_obj == Py_None ? -1 : PyLong_AsLongLong(p_obj);
         if (PyErr_Occurred()) goto done;
+        /* Given ``committed``: a parent that is the row itself or not committed is none. */
+        if (committed >= 0 && p >= 0 && (p == r || p >= committed)) p = -1;
         if (r < 0 || p < -1 || r >= INT32_MAX - 1 || p >= INT32_MAX - 1) {
             PyErr_SetString(PyExc_ValueError, "row out of range");
             goto done;

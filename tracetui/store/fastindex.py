@@ -52,14 +52,17 @@ def first_rows(
         first.setdefault(ids[row], row)  # type: ignore[arg-type]  # an id in want is a str
 
 
-def chain_groups(rows: list[int], parents: list[int]) -> dict[int, list[int]] | None:
+def chain_groups(
+    rows: list[int], parents: list[int | None], committed: int = -1
+) -> dict[int, list[int]] | None:
     """``ChainIndex.groups`` walked in C (``_scan_bulk.h``): root row → the rows of its tree,
     sorted, for trees of two or more rows, in root order. ``parents[i]`` is the parent row of
-    ``rows[i]`` (-1: none). None without the compiled module (the caller walks in Python)."""
+    ``rows[i]`` (-1 or None: none; given ``committed``, also the row itself or a row from
+    ``committed`` on). None without the compiled module (the caller walks in Python)."""
     if not available() or not hasattr(_scan, "chain_groups"):
         return None
     try:
-        got: dict[int, list[int]] = _scan.chain_groups(rows, parents)
+        got: dict[int, list[int]] = _scan.chain_groups(rows, parents, committed)
     except (ValueError, OverflowError, TypeError):  # rows past 31 bits: the walk in Python
         return None
     return got
