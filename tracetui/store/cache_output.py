@@ -7,7 +7,9 @@ of it into that string (15–30 ms), and every warm one parsed all of it back ou
 as a file of its own — a JSON line naming the version, the exact files and the notes
 (:func:`~tracetui.store.cache_results.keep_blob`), then the bytes as printed — it is written
 and read as it is. Given back only for the same files and notes, like any kept result; a file
-that is absent, of another version or state, or spoilt in its first line is not used.
+that is absent, of another version or state, or spoilt in its first line is not used, nor one
+whose bytes hold anything a cold summary never prints raw (a control character, bytes that are
+not UTF-8): they go to the terminal as they are, and a cache file is hostile input.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from tracetui.model.text import neutralize
 from tracetui.store import cache_results
 from tracetui.store.cache import VERSION, enabled, identify, run_key, state_key, worth_caching
 from tracetui.store.cache_files import cache_folder, read_bounded, size_cap, touch
@@ -64,5 +67,31 @@ def recall_run(run: Run) -> bytes | None:
         return None
     if head.get("state") != state or head.get("notes") != run.notes:
         return None
+    body = data[cut + 1 :]
+    if not _inert(body):
+        return None
     touch(path)  # used: the sweep removes the least recently used first
-    return data[cut + 1 :]
+    return body
+
+
+_PLAIN = bytes(range(0x20, 0x7F)) + b"\n"
+"""The bytes of printable ASCII (and the newlines of the indented output)."""
+_HIGH = bytes(range(0x80, 0x100))
+
+
+def _inert(body: bytes) -> bool:
+    """Whether ``body`` is text :func:`~tracetui.model.text.dump_json` could have written: no
+    control character raw (C0 but the newline, DEL, C1, the rest of ``UNSAFE``), UTF-8. The
+    usual all-ASCII body is checked at memory speed."""
+    rest = body.translate(None, _PLAIN)
+    if not rest:
+        return True
+    if rest.translate(None, _HIGH):  # a C0 control or DEL
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    # Deleting ASCII leaves whole characters (their bytes are all 0x80 and up).
+    text = rest.decode("utf-8")
+    return neutralize(text) == text
