@@ -35,6 +35,16 @@ CASES = [
 ]
 
 
+def _take(road: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Send the checks down ``road``: the C helper, or the Python path (``TRACETUI_NO_C``)."""
+    if road == "c":
+        if BOUNDS is None:
+            pytest.skip("built without a C compiler")
+        monkeypatch.delenv("TRACETUI_NO_C", raising=False)
+    else:
+        monkeypatch.setenv("TRACETUI_NO_C", "1")
+
+
 def _python_within(blob: memoryview, top: int) -> bool:
     """The Python road as cache_parts had it alone (its own copy: the test keeps it fixed)."""
     values = array("q")
@@ -48,12 +58,7 @@ def _python_within(blob: memoryview, top: int) -> bool:
 def test_both_roads_agree(
     values: list[int], top: int, road: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if road == "c":
-        if BOUNDS is None:
-            pytest.skip("built without a C compiler")
-        monkeypatch.delenv("TRACETUI_NO_C", raising=False)
-    else:
-        monkeypatch.setenv("TRACETUI_NO_C", "1")
+    _take(road, monkeypatch)
     blob = memoryview(array("q", values).tobytes())
     want = all(0 <= v <= top for v in values)
     if values:  # the Python road needs a value (check_part never asks for an empty column)
@@ -120,11 +125,6 @@ def test_the_type_check_agrees(
     road: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if road == "c":
-        if BOUNDS is None:
-            pytest.skip("built without a C compiler")
-        monkeypatch.delenv("TRACETUI_NO_C", raising=False)
-    else:
-        monkeypatch.setenv("TRACETUI_NO_C", "1")
+    _take(road, monkeypatch)
     assert cache_parts._only_text(items, none_too=True) is with_none
     assert cache_parts._only_text(items, none_too=False) is without_none

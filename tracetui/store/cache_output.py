@@ -18,12 +18,10 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-import orjson
-
 from tracetui.model.text import neutralize
 from tracetui.store import cache_results
-from tracetui.store.cache import VERSION, enabled, identify, run_key, state_key, worth_caching
-from tracetui.store.cache_files import cache_folder, read_bounded, size_cap, touch
+from tracetui.store.cache import enabled, identify, run_key, state_key, worth_caching
+from tracetui.store.cache_files import cache_folder, touch
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:
@@ -55,19 +53,12 @@ def recall_run(run: Run) -> bytes | None:
     if folder is None:
         return None
     path = os.path.join(folder, f"{run_key(run)}.{SUFFIX}")
-    data = read_bounded(path, size_cap())
-    if data is None:
+    got = cache_results.read_kept(path)
+    if got is None:
         return None
-    cut = data.find(b"\n")
-    try:
-        head = orjson.loads(data[:cut]) if cut > 0 else None
-    except ValueError:
-        return None
-    if not isinstance(head, dict) or head.get("version") != VERSION:
-        return None
+    head, body = got
     if head.get("state") != state or head.get("notes") != run.notes:
         return None
-    body = data[cut + 1 :]
     if not _inert(body):
         return None
     touch(path)  # used: the sweep removes the least recently used first

@@ -135,6 +135,18 @@ def recall_blob_of_run(index: RunIndex, suffix: str) -> tuple[bool, bytes] | Non
     if folder is None:
         return None
     path = os.path.join(folder, f"{run_key(index.run)}.{suffix}")
+    got = read_kept(path)
+    if got is None:
+        return None
+    head, payload = got
+    exact = state is not None and head.get("state") == state
+    touch(path)  # used: the sweep removes the least recently used first
+    return exact and head.get("notes") == index.run.notes, payload
+
+
+def read_kept(path: str) -> tuple[dict[str, Any], bytes] | None:
+    """A kept file's head (its first line, a JSON object of this version) and the bytes after
+    it; None when absent, too big, of another version or spoilt in its first line."""
     data = read_bounded(path, size_cap())
     if data is None:
         return None
@@ -145,6 +157,4 @@ def recall_blob_of_run(index: RunIndex, suffix: str) -> tuple[bool, bytes] | Non
         return None
     if not isinstance(head, dict) or head.get("version") != VERSION:
         return None
-    exact = state is not None and head.get("state") == state
-    touch(path)  # used: the sweep removes the least recently used first
-    return exact and head.get("notes") == index.run.notes, data[cut + 1 :]
+    return head, data[cut + 1 :]
