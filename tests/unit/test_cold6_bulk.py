@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from array import array
 from itertools import compress, islice
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -168,6 +168,43 @@ def test_chain_groups_refuses_what_it_cannot_walk(rows: list[int], parents: list
         _scan.chain_groups(rows, parents)
     if len(rows) == len(parents):  # the caller then walks in Python
         assert fastindex.chain_groups(rows, parents) is None
+
+
+class _Clearing:
+    """Not an int, but convertible to one: its conversion empties the lists it sits in (what
+    a borrowed item must never meet: the walk takes exact ints only)."""
+
+    lists: ClassVar[list[list[object]]] = []
+
+    def __index__(self) -> int:
+        for items in self.lists:
+            items.clear()
+        return 1
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("rows", "parents"),
+    [([True], [None]), ([1.0], [None]), ([0], ["1"]), ([0, 1], [None, 0.0])],
+    ids=["bool-row", "float-row", "text-parent", "float-parent"],
+)
+def test_chain_groups_takes_exact_ints_only(rows: list[object], parents: list[object]) -> None:
+    with pytest.raises(TypeError):
+        _scan.chain_groups(rows, parents)
+    assert fastindex.chain_groups(rows, parents) is None  # type: ignore[arg-type]
+
+
+@needs_c
+def test_chain_groups_never_converts_another_object() -> None:
+    rows: list[object] = [_Clearing(), 2, 3]
+    parents: list[object] = [None, _Clearing(), 2]
+    _Clearing.lists = [rows, parents]
+    try:
+        with pytest.raises(TypeError):
+            _scan.chain_groups(rows, parents)
+        assert len(rows) == 3 and len(parents) == 3  # nothing ran that could empty them
+    finally:
+        _Clearing.lists = []
 
 
 def reference_known_sum(column: array[int], skip: int) -> int:

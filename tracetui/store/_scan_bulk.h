@@ -134,10 +134,18 @@ static PyObject *chain_groups(PyObject *self, PyObject *args) {
     }
     int64_t n = 0;
     for (Py_ssize_t i = 0; i < m; i++) {
-        long long r = PyLong_AsLongLong(PyList_GET_ITEM(rows_in, i));
+        /* Exact ints only: converting another object could run its Python code, which could
+         * change the lists whose items are borrowed here (the caller then walks in Python). */
+        PyObject *r_obj = PyList_GET_ITEM(rows_in, i);
         PyObject *p_obj = PyList_GET_ITEM(parents_in, i);
+        if (!PyLong_CheckExact(r_obj) || !(p_obj == Py_None || PyLong_CheckExact(p_obj))) {
+            PyErr_SetString(PyExc_TypeError, "rows and parents must be ints");
+            goto done;
+        }
+        long long r = PyLong_AsLongLong(r_obj);
+        if (r == -1 && PyErr_Occurred()) goto done;
         long long p = p_obj == Py_None ? -1 : PyLong_AsLongLong(p_obj);
-        if (PyErr_Occurred()) goto done;
+        if (p == -1 && PyErr_Occurred()) goto done;
         /* Given ``committed``: a parent that is the row itself or not committed is none. */
         if (committed >= 0 && p >= 0 && (p == r || p >= committed)) p = -1;
         if (r < 0 || p < -1 || r >= INT32_MAX - 1 || p >= INT32_MAX - 1) {
