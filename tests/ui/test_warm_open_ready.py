@@ -147,9 +147,12 @@ async def test_while_the_registry_is_settled_the_screen_answers_as_after(
     monkeypatch.setattr(indexmod, "registered", gated)
     app = appmod.TraceApp(open_paths([str(path)]), follow=False)
     async with app.run_test(size=(120, 40)) as pilot:
+        # The list first; the registry is built aside once the list is drawn (a refresh or
+        # two later, and on a loaded machine the indexing thread may take a while to get
+        # there): wait for both, each within a bound.
         for _ in range(200):
             await pilot.pause(0.02)
-            if app.index is not None and len(app.index) == ROWS:
+            if app.index is not None and len(app.index) == ROWS and held.is_set():
                 break
         await pilot.pause()
         index = app.index
