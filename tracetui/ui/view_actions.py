@@ -88,7 +88,13 @@ class ViewActions:
 
     def _chain_step(self: ActionHost, step: int) -> None:
         pane = self.query_one(ChainPane)
-        row = self.selected_row
+        # Where the cursor is now: the app hears of a move by a message, which a key pressed
+        # right after it comes before (]] quickly took one step, not two). A step stays in the
+        # chain, so the pane's order is this row's even before the pane has followed it; a row
+        # of another chain (moved to by another key just now) steps from the pane's row.
+        row = self.spans.selected_row
+        if row not in pane.order:
+            row = self.selected_row
         if row is None or row not in pane.order or len(pane.order) < 2:
             self.notify("no other attempt in this chain", timeout=3)
             return
