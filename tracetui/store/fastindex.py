@@ -38,13 +38,19 @@ def available() -> bool:
     return _scan is not None and not os.environ.get("TRACETUI_NO_C")
 
 
+def _bulk(name: str) -> bool:
+    """Whether the compiled module has the bulk pass ``name`` and may be used (``TRACETUI_NO_C``
+    turns every C pass off, these as the scanner: their Python fallbacks are the reference)."""
+    return available() and hasattr(_scan, name)
+
+
 def first_rows(
     ids: list[str | None], start: int, stop: int, want: set[str], first: dict[str, int]
 ) -> None:
     """``first.setdefault(id, row)`` for each row ``start … stop`` whose id is in ``want``, in
     row order (the owed rows of the id registry's parents table). In C a fingerprint of the
     wanted ids turns away almost every other id without hashing it (``_scan_bulk.h``)."""
-    if available() and hasattr(_scan, "first_rows"):
+    if _bulk("first_rows"):
         _scan.first_rows(ids, start, stop, want, first)
         return
     owed = islice(ids, start, stop)
@@ -59,7 +65,7 @@ def chain_groups(
     sorted, for trees of two or more rows, in root order. ``parents[i]`` is the parent row of
     ``rows[i]`` (-1 or None: none; given ``committed``, also the row itself or a row from
     ``committed`` on). None without the compiled module (the caller walks in Python)."""
-    if not available() or not hasattr(_scan, "chain_groups"):
+    if not _bulk("chain_groups"):
         return None
     try:
         got: dict[int, list[int]] = _scan.chain_groups(rows, parents, committed)
@@ -71,26 +77,31 @@ def chain_groups(
 def known_sum(column: array[int], skip: int) -> int:
     """The sum of an ``array("q")``'s values other than ``skip``, without an int per value
     when the compiled module is there."""
-    if _scan is not None and hasattr(_scan, "known_sum"):
+    if _bulk("known_sum"):
         got = _scan.known_sum(column, skip)
         if got is not None:
             return int(got)
     return sum(column) - skip * column.count(skip)
 
 
-def ones(column: bytes, start: int = 0) -> list[int] | None:
-    """Positions (from ``start``) of the 1 bytes of a 0/1 column, found in C; None without the
-    compiled module (the caller searches in Python)."""
-    if _scan is None or not hasattr(_scan, "ones"):
-        return None
-    got: list[int] = _scan.ones(column, start)
-    return got
+def ones(column: bytes, start: int = 0) -> list[int]:
+    """Positions (from ``start``) of the 1 bytes of a 0/1 column: in C an int for each one
+    only, else one ``find`` a one."""
+    if _bulk("ones"):
+        got: list[int] = _scan.ones(column, start)
+        return got
+    out = []
+    at = column.find(1, start)
+    while at >= 0:
+        out.append(at)
+        at = column.find(1, at + 1)
+    return out
 
 
 def count_picked(picked: bytes, column: array[int], a: int, b: int) -> int:
     """Rows ``i`` with ``picked[i]`` nonzero whose value ``column[i]`` (an ``array("q")``) is
     ``a`` or ``b``."""
-    if _scan is not None and hasattr(_scan, "count_picked"):
+    if _bulk("count_picked"):
         return int(_scan.count_picked(picked, column, a, b))
     got = list(compress(column, picked))
     return got.count(a) + (got.count(b) if b != a else 0)
