@@ -62,7 +62,6 @@ class ViewerFooter(Footer):
 
     def __init__(self) -> None:
         super().__init__()
-        self._laid_out_for = 0
         self._shown: tuple[object, ...] | None = None
         """What the keys were composed from (:meth:`_shape`), None before the first time."""
         self._pending = False
@@ -102,7 +101,6 @@ class ViewerFooter(Footer):
                 w for w in widgets if not (isinstance(w, FooterKey) and w.action in SEARCH_ONLY)
             ]
         width = self.size.width or self.app.size.width
-        self._laid_out_for = width
         keys = [
             w for w in widgets if isinstance(w, FooterKey) and not w.has_class("-command-palette")
         ]
@@ -111,6 +109,6 @@ class ViewerFooter(Footer):
         dropped = {id(k) for i, k in enumerate(keys) if i not in keep}
         yield from (w for w in widgets if id(w) not in dropped)
 
-    def on_resize(self, event: events.Resize) -> None:
-        if event.size.width != self._laid_out_for and self._bindings_ready:
+    def on_resize(self, _event: events.Resize) -> None:
+        if self._bindings_ready:  # laid out again only if the width changed (its shape)
             self._lay_out_later()
