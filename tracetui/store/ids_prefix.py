@@ -88,19 +88,11 @@ def covered(index: RunIndex, kept: Any, n: int) -> int | None:
     rows, blocks, layout, sample = got
     if rows > n:
         return None
-    column = index.member_no[:rows]  # a copy: a follower may append meanwhile
-    as_bytes = column.tobytes()
-    runs: list[tuple[int, int, int]] = []
-    start = 0
-    for *_, count in blocks:
-        mno = column[start]
-        if any(mno == m for m, _, _ in runs):
-            return None
-        one = array("H", (mno,)).tobytes()
-        if as_bytes[2 * start : 2 * (start + count)] != one * count:
-            return None
-        runs.append((mno, start, count))
-        start += count
+    # The members' runs of rows now, as the record found them when it was made (each block
+    # one member's whole run, no member twice): the same counts in the same order.
+    runs = _runs(index, rows)
+    if runs is None or [count for _, _, count in runs] != [block[-1] for block in blocks]:
+        return None
     for (mno, start, count), block in zip(runs, blocks, strict=True):
         if not _holds(index, mno, start + count - 1, block, grows=mno == runs[-1][0]):
             return None
