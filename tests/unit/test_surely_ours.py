@@ -76,13 +76,52 @@ def test_not_a_regular_file(tmp_path: Path) -> None:
     assert surely_ours(str(gz)) is False
 
 
-def test_a_summary_of_our_run_imports_no_importer() -> None:
+@pytest.mark.parametrize("given", ["feedback_record.jsonl", "."], ids=["file", "folder"])
+def test_a_summary_of_our_run_imports_no_importer(given: str) -> None:
     code = (
         "import sys; from tracetui import cli; cli.main(['summary', '--json', sys.argv[1]]);"
         " print(sorted(m for m in sys.modules if m.startswith('tracetui.importers')))"
     )
-    run = ROOT / "sample_runs" / "flaky-billing" / "feedback_record.jsonl"
+    run = ROOT / "sample_runs" / "flaky-billing" / given
     out = subprocess.run(
         [sys.executable, "-c", code, str(run)], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+EVENT_NAMES = [
+    ("event-00000-abcdefgh.json", True),
+    ("event-123456-0a1B-c2D3e4.json", True),
+    ("event-00001-short.json", False),
+    ("event-1-abcdefgh.json", False),
+    ("event-00000-abcdefgh.jsonl", False),
+    ("events.json", False),
+    ("feedback_record.jsonl", False),
+]
+
+
+@pytest.mark.parametrize(("name", "event"), EVENT_NAMES, ids=[n for n, _e in EVENT_NAMES])
+def test_the_folder_check_before_the_importers_misses_no_event_file(
+    tmp_path: Path, name: str, event: bool
+) -> None:
+    """runset looks for an OpenHands ``events/`` folder only when a name could be an event
+    file's; every name the importer takes for one passes that first look."""
+    from tracetui.importers import openhands_v1
+    from tracetui.store import runset
+
+    assert bool(openhands_v1.EVENT_FILE.match(name)) is event
+    (tmp_path / name).write_bytes(b"{}\n")
+    looked: list[list[str]] = []
+    real = importers.sniff_folder
+
+    def spy(folder: str, names: list[str]) -> tuple[str, list[str]] | None:
+        looked.append(names)
+        return real(folder, names)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(importers, "sniff_folder", spy)
+        runset._whole_folder_run(str(tmp_path), [name])
+    if event:
+        assert looked == [[name]]
+    elif not (name.startswith("event-") and name.endswith(".json")):
+        assert looked == []
