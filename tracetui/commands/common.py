@@ -35,11 +35,12 @@ def load_runs(paths: list[str]) -> list[RunIndex]:
     return index_runs(runs)
 
 
-def index_runs(runs: list[Run]) -> list[RunIndex]:
-    """Index runs already opened (``open_paths``); their notes go to stderr as load_runs's."""
+def index_runs(runs: list[Run], *, save_behind: bool = False) -> list[RunIndex]:
+    """Index runs already opened (``open_paths``); their notes go to stderr as load_runs's.
+    ``save_behind``: as :func:`~tracetui.store.build.build_index`'s."""
     indexes = []
     for run in runs:
-        index = build_index(run)
+        index = build_index(run, save_behind=save_behind)
         for note in run.notes:
             print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
         indexes.append(index)

@@ -52,11 +52,13 @@ def main(args: argparse.Namespace) -> int:
     from tracetui.analysis.trends import trend_summary
     from tracetui.commands.common import index_runs
 
-    indexes = index_runs(runs)
+    # The cache entry is written beside the analysis (store/cache_state.py); the results are
+    # kept after it, so recalls before then do not wait for it.
+    indexes = index_runs(runs, save_behind=True)
     one = indexes[0] if len(indexes) == 1 else None
     result = merge([_summary(ix, summarize, keep=one is None) for ix in indexes])
     # One trend over all runs, after the merge; a single run's is kept with its index.
-    trend = kept_results.recall(one, "trend") if one is not None else None
+    trend = kept_results.recall(one, "trend", wait=False) if one is not None else None
     if not isinstance(trend, dict):
         trend = trend_summary(indexes)
     result["trend"] = trend
@@ -129,7 +131,7 @@ def _summary(
     now (one run's is kept later, with its trend and output)."""
     from tracetui.store import cache_results as kept_results
 
-    kept = kept_results.recall(ix, "summary")
+    kept = kept_results.recall(ix, "summary", wait=False)
     if isinstance(kept, dict):
         return kept
     made = summarize(ix)

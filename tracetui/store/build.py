@@ -31,6 +31,7 @@ def build_index(
     *,
     cancelled: Callable[[], bool] | None = None,
     for_follower: bool = False,
+    save_behind: bool = False,
 ) -> RunIndex:
     """Index every member of ``run`` in set order (then its re-run sidecar).
 
@@ -43,11 +44,17 @@ def build_index(
     ``cancelled`` is asked between pieces of work (a few MiB each): once it says True the build
     stops with :class:`~tracetui.store.gz.Cancelled`. Whenever the build does not return
     (cancelled, Ctrl-C, a bug), the temp copies it made are removed before the exception goes on.
+
+    ``save_behind``: the new cache entry is written on a thread of its own while the caller
+    goes on (a batch command's analysis); the index's cache state waits for it
+    (:mod:`tracetui.store.cache_state`).
     """
     made: list[RunIndex] = []
     try:
         with gc_pause.paused():  # everything a build makes is kept: nothing for it to collect
-            return _build(run, _checked(progress, cancelled), cancelled, made, for_follower)
+            return _build(
+                run, _checked(progress, cancelled), cancelled, made, for_follower, save_behind
+            )
     except BaseException:
         for index in made:
             index.close()
@@ -76,6 +83,7 @@ def _build(
     cancelled: Callable[[], bool] | None,
     made: list[RunIndex],
     for_follower: bool = False,
+    save_behind: bool = False,
 ) -> RunIndex:
     index = RunIndex(run)
     made.append(index)
@@ -148,7 +156,7 @@ def _build(
             run.notes.append(f"{os.path.basename(run.sidecar)}: cannot read: {_why(exc)}")
     if plan is not None:
         try:
-            plan.save(index)
+            plan.save(index, behind=save_behind)
         except (OSError, ValueError, TypeError) as exc:  # the cache is a courtesy
             cache.log.debug("index of %s not cached: %s", run.base, exc)
     return index

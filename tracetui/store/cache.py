@@ -38,7 +38,6 @@ import os
 import stat
 import sys
 import time
-import weakref
 import zlib
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
@@ -48,6 +47,8 @@ import orjson
 
 from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded, size_cap, touch
 from tracetui.store.cache_parts import BLOBS, BadPart, Part, check_part, cut_part, restore_items
+from tracetui.store.cache_state import note, write_behind
+from tracetui.store.cache_state import state_of as state_of  # cache.state_of, as it was
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:  # only annotations: a warm `summary --json` never loads the index's modules
@@ -70,8 +71,6 @@ RACY_NS = 1_000_000_000
 mtime tick: its rows are kept for an append, never for an unchanged-looking file."""
 
 _off = False
-_states: weakref.WeakKeyDictionary[RunIndex, str] = weakref.WeakKeyDictionary()
-"""Index → the key of the files it was built from, when its rows are exactly the cache's."""
 _fingerprint: str | None = None
 
 
@@ -208,17 +207,6 @@ def state_key(run: Run, idents: list[Identity | None], since_ns: int) -> str | N
     return hashlib.blake2b(blob, digest_size=16).hexdigest()
 
 
-def _note_state(index: RunIndex, state: str | None) -> None:
-    if state is not None:
-        _states[index] = state
-
-
-def state_of(index: RunIndex) -> str | None:
-    """The key of the exact files ``index`` was built from, when its rows are the cache's
-    (:func:`state_key`); None otherwise (not cached, changed while read, racy)."""
-    return _states.get(index)
-
-
 # ------------------------------------------------------------------ reading an entry
 def _load_entry(path: str) -> tuple[dict[str, Any], memoryview] | None:
     """The header and body of the cache file at ``path``, checked; None when absent or bad."""
@@ -344,14 +332,15 @@ class Plan:
             self._reused.pop(pos, None)
 
     # -------------------------------------------------------------- saving
-    def save(self, index: RunIndex) -> None:
-        """Keep the index's rows (when anything was read) and note its state for :func:`keep`."""
+    def save(self, index: RunIndex, *, behind: bool = False) -> None:
+        """Keep the index's rows (when anything was read) and note its state for :func:`keep`.
+        ``behind``: the entry is written on a thread of its own (:mod:`.cache_state`)."""
         after = [identify(m.path) for m in self.run.members]
         unchanged = [a is not None and a == b for a, b in zip(after, self.before, strict=True)]
         plain = [not m.gz for m in self.run.members]
         if all(u and (h or not p) for u, h, p in zip(unchanged, self.hits, plain, strict=True)):
             touch(self.path)  # every plain member a hit: nothing new to write
-            _note_state(index, state_key(self.run, after, self.started_ns))
+            note(index, state_key(self.run, after, self.started_ns))
             return
         by_member = _links_by_member(index)
         parts: list[tuple[dict[str, Any], list[bytes | memoryview]]] = []
@@ -367,8 +356,18 @@ class Plan:
                 parts.append(got)
             elif not (member.gz and unchanged[pos]):
                 complete = False
-        if parts and _write_entry(self.path, parts) and complete:
-            _note_state(index, state_key(self.run, after, self.started_ns))
+        if not parts:
+            return
+        state = state_key(self.run, after, self.started_ns) if complete else None
+        path = self.path
+
+        def write() -> str | None:
+            return state if _write_entry(path, parts) else None
+
+        if behind:
+            write_behind(index, write)
+        else:
+            note(index, write())
 
     def _cut(
         self,

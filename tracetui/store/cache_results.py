@@ -34,14 +34,16 @@ if TYPE_CHECKING:
     from tracetui.store.index import RunIndex
 
 
-def recall(index: RunIndex, name: str) -> Any:
-    """The value kept under ``name`` for exactly the files ``index`` was built from, or None."""
-    return recall_all(index).get(name)
+def recall(index: RunIndex, name: str, *, wait: bool = True) -> Any:
+    """The value kept under ``name`` for exactly the files ``index`` was built from, or None.
+    ``wait``: False finds nothing while the index's cache entry is still being written
+    (:func:`~tracetui.store.cache_state.state_of`) instead of waiting for it."""
+    return recall_all(index, wait=wait).get(name)
 
 
-def recall_all(index: RunIndex) -> dict[str, Any]:
+def recall_all(index: RunIndex, *, wait: bool = True) -> dict[str, Any]:
     """Every value kept for exactly the files ``index`` was built from (empty when none)."""
-    state = state_of(index)
+    state = state_of(index, wait=wait)
     return {} if state is None else _recall(index.run, state)
 
 
