@@ -315,7 +315,7 @@ static PyMethodDef methods[] = {
     {"note_words", note_words, METH_NOARGS, "The note word lists the scanner judges with."},
     {"scan", scan, METH_VARARGS, "Scan complete JSON lines of a buffer into index columns."},
     {"set_hints", set_hints, METH_VARARGS, "Set the marker hint words (UTF-8 bytes)."},
-    {"set_secret_hints", set_secret_hints, METH_VARARGS, "Set the secret hint words (lower-case ASCII)."},
+    {"set_secret_hints", set_secret_hints, METH_VARARGS, "Set the secret hint words (lower-case ASCII); returns the search's road."},
     {NULL, NULL, 0, NULL},
 };
 
