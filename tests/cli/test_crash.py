@@ -236,7 +236,7 @@ def test_no_folder_takes_the_report_still_exits_3(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
     monkeypatch.delenv("TRACETUI_DEBUG", raising=False)
 
-    def broken_parser() -> None:
+    def broken_parser(*_: object) -> None:
         raise ValueError("a bug")
 
     monkeypatch.setattr(cli, "build_parser", broken_parser)
