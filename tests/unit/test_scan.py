@@ -22,6 +22,14 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 # Lines chosen to hit every branch where the C path must defer to Python or agree with it.
 EDGE_LINES: list[Any] = [
     tool("plain"),
+    # Ids beyond ASCII (the scanner makes plain ASCII ids itself, the rest through the decoder),
+    # and one-character ids of either kind.
+    tool("é-id", parent_command_id="plain"),
+    tool("日本語", parent_command_id="é-id"),
+    tool("😀", parent_command_id="a"),
+    tool("a", parent_command_id="é"),
+    tool("é"),
+    tool("mixed-ascii-then-ü"),
     tool(
         "cut",
         stdout_bytes=9000,
