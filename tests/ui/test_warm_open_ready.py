@@ -119,8 +119,9 @@ async def test_nothing_big_is_made_on_the_ui_thread_cold_or_warm(
     assert not [what for what, on_ui in seen if on_ui], seen
     seen.clear()
     warm = await open_and_look(path)
-    for what in ("recall", "members", "registry", "chains"):  # the warm open's
+    for what in ("recall", "registry", "chains"):  # the warm open's
         assert (what, False) in seen, seen
+    assert "members" not in [what for what, _ in seen]  # its kept rows answer: no set of ids
     assert not [what for what, on_ui in seen if on_ui], seen
     assert warm == cold
     assert warm[0] == [250, 270, 290]
@@ -161,7 +162,7 @@ async def test_while_the_registry_is_settled_the_screen_answers_as_after(
         pane = app.query_one(ChainPane)
         assert pane.body.render().plain == "Linking the retry chains…"  # type: ignore[union-attr]
         table = table_for(index)
-        assert isinstance(table, RegistryTable) and table._members is not None  # its ids' set
+        assert isinstance(table, RegistryTable) and table.unattached  # its kept rows
         assert [table.cell(cid) for cid in index.ids] == cells
         detail = app.query_one(DetailPane).body.render().plain  # type: ignore[union-attr]
         # Going to an id meanwhile: the whole id, then a part of it.
@@ -174,7 +175,7 @@ async def test_while_the_registry_is_settled_the_screen_answers_as_after(
         assert index.ids_owed  # all of it answered without the registry
         gate.set()
         await settle(pilot)
-        assert not index.ids_owed and table._members is None  # the registry, then attached
+        assert not index.ids_owed and not table.unattached  # the registry, then attached
         assert [table.cell(cid) for cid in index.ids] == cells
         assert app.chains is not None and app.chains.index is index
         assert index.id_rows == reference.id_rows

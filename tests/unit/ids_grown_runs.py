@@ -10,7 +10,7 @@ from cache_runs import OLD
 from records import encode_line, tool
 
 from tracetui.store.build import build_index
-from tracetui.store.ids import IdTable, table_for
+from tracetui.store.ids import IdTable, keep_owed, table_for
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import open_path
 
@@ -61,6 +61,7 @@ def opened(base: Path, *, follow: bool, settle: bool) -> tuple[RunIndex, IdTable
     registry, which is then settled and attached) or as a follower asks (settled first)."""
     index = build_index(open_path(str(base))[0], for_follower=follow)
     table = table_for(index, settle=settle)
+    keep_owed(index)  # the viewer keeps a table made afresh once its list is shown
     return index, table
 
 

@@ -158,9 +158,9 @@ def test_a_record_that_does_not_check_out_is_not_used(
     built: list[int] = []
     real = ids_kept.built
 
-    def spy(index: RunIndex, first: dict[str, int], n: int) -> IdTable:
+    def spy(index: RunIndex, first: dict[str, int], n: int, *, later: bool = False) -> IdTable:
         built.append(n)
-        return real(index, first, n)
+        return real(index, first, n, later=later)
 
     monkeypatch.setattr(ids_kept, "built", spy)
     index, table = opened(base, follow=follow, settle=False)

@@ -156,9 +156,9 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real = ids_kept.built
 
-    def spy(index: RunIndex, first: dict[str, int], n: int) -> IdTable:
+    def spy(index: RunIndex, first: dict[str, int], n: int, *, later: bool = False) -> IdTable:
         seen.append(n)
-        return real(index, first, n)
+        return real(index, first, n, later=later)
 
     monkeypatch.setattr(ids_kept, "built", spy)
     return seen

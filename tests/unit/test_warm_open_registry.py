@@ -174,7 +174,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return private_cache(tmp_path, monkeypatch)
 
 
-def test_the_kept_table_answers_with_its_set_of_ids_as_with_the_registry(
+def test_the_kept_table_answers_with_its_kept_rows_as_with_the_registry(
     home: Path, tmp_path: Path
 ) -> None:
     path = ids_run(tmp_path / "run", 300)
@@ -182,7 +182,7 @@ def test_the_kept_table_answers_with_its_set_of_ids_as_with_the_registry(
     cold = table_for(cold_index)  # built, and kept for the next open
     ix = build_index(open_path(str(path))[0])
     warm = table_for(ix, settle=False)
-    assert isinstance(warm, RegistryTable) and warm._members is not None
+    assert isinstance(warm, RegistryTable) and warm.unattached
     assert ix.ids_owed  # taken back without the registry
     asked = [*dict.fromkeys(ix.ids), "nope", None, ""]
     assert answers(warm, asked) == answers(cold, asked)
@@ -190,7 +190,7 @@ def test_the_kept_table_answers_with_its_set_of_ids_as_with_the_registry(
     with ix.settling_ids_aside():
         pass
     attach_registry(ix)
-    assert warm._members is None and not ix.ids_owed
+    assert not warm.unattached and not ix.ids_owed
     assert answers(warm, asked) == answers(cold, asked)
 
 

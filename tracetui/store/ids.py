@@ -104,7 +104,31 @@ def _made(index: RunIndex, n: int, settle: bool) -> IdTable:
         if table is not None:
             return table
     first = index.settle_ids()  # past row n (rows committed since len() too)
-    return ids_kept.recalled(index, first, n) or ids_kept.built(index, first, n)
+    later = not settle  # the viewer: a keep waits until the list is shown (keep_owed)
+    return ids_kept.recalled(index, first, n, later=later) or ids_kept.built(
+        index, first, n, later=later
+    )
+
+
+def keep_owed(index: RunIndex) -> None:
+    """Keep the table of ``index`` with its cache entry when its making left that for later
+    (``table_for(settle=False)`` of a big run made afresh, or grown by many rows): the viewer
+    asks after its list is shown. The table's fields and keys are copied under its lock, and
+    the rows of its keys found from the id column outside it (its first rows are final), so
+    nobody waits for this (0.5 s at a million sequential ids, 1.5 s at a million random ones,
+    in steps: the UI thread gets the interpreter between them)."""
+    if not ids_kept.owes_keep(index):
+        return
+    with _tables_lock:
+        making = _making.setdefault(index, threading.Lock())
+    with making:
+        with _tables_lock:
+            table = _tables.get(index)
+        kept = None if table is None else ids_kept.kept_of(table, copy=True)
+    if kept is not None:
+        # From the column in steps, not a copy of the registry (one C call of ~0.15 s at a
+        # million ids: the UI thread would wait that long for the interpreter).
+        ids_kept.keep(index, kept)
 
 
 def attach_registry(index: RunIndex) -> None:

@@ -3,18 +3,25 @@ beside the run's persistent index, so a warm open of a million ids does not sort
 (~1 s on the indexing thread), and asking the index's id registry which ids are its rows.
 
 Kept as ``<run key>.ids`` (:func:`tracetui.store.cache_results.keep_blob`): a JSON line of the
-table's fields, then its sorted keys one a line (a key is neutralised text: never a newline).
+table's fields, then the row of each sorted key's id, then its sorted keys one a line (a key is
+neutralised text: never a newline); the rows and their checks: :mod:`tracetui.store.ids_rows`.
+A warm open's table asks those rows whether an id is one of the run's, until the index's id
+registry is settled.
 Given back for the exact files the index was built from (the same notes and the same code), or
 for a run grown since (a live agent's: lines appended, the base rotated) whose index starts
 with exactly the rows the table was made from, as the record kept in its fields says
 (:mod:`tracetui.store.ids_prefix`); the new rows are then inserted as a follower's are. Read as
-hostile input: every field's type, the row and id counts, the keys' order and how the fields
-agree with each other (:func:`agrees`) are checked, and anything off means the table is built
-again. :func:`tracetui.store.ids.table_for` is the one caller.
+hostile input: every field's type, the counts, a CRC of the stored rows and keys and one of
+the id column they were made from, the keys' order, a sample of the rows' ids and how the
+fields agree with each other (:func:`agrees`) are checked, and anything off means the table is
+built again. :func:`tracetui.store.ids.table_for` is the one caller.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -23,9 +30,9 @@ from typing import Any, cast
 
 import orjson
 
-from tracetui.store import cache, cache_results, ids_prefix
+from tracetui.store import cache, cache_results, ids_prefix, ids_rows
 from tracetui.store.id_registry import STEP
-from tracetui.store.ids_table import IdTable, _common_prefix, _split
+from tracetui.store.ids_table import IdTable, _common_prefix, _split, plain
 from tracetui.store.index import RunIndex
 
 KEEP_FROM = 20_000
@@ -34,6 +41,9 @@ SUFFIX = "ids"
 REKEEP = 20_000
 """Rows a run has grown by since its kept table from which the grown table is kept instead
 (the next open then inserts fewer rows)."""
+BIG_EXTEND = 4096
+"""New ids from which a table asking its kept rows gathers a set of its ids instead (a few are
+looked up one by one, ~2 µs each; a set of a million ids is made in ~0.12 s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +59,29 @@ class KeptTable:
     tail: int
     others: int
     """How many ids are not recorder ids."""
+    rows_of: array[int] | None = None
+    """The row of each key's id (:mod:`tracetui.store.ids_rows`), when read from the cache."""
+    column_crc: object = None
+    """The CRC of the id column the kept file says it was made from (checked by :func:`recall`)."""
 
 
-def keep(index: RunIndex, kept: KeptTable) -> bool:
+def keep(index: RunIndex, kept: KeptTable, first: dict[str, int] | None = None) -> bool:
     """Keep ``kept`` (rows ``0 … kept.rows`` of ``index``) for the files ``index`` was built
-    from, and with the record of those rows (:func:`ids_prefix.record`); False when not kept."""
+    from, with the record of those rows (:func:`ids_prefix.record`) and the row of each key's
+    id; False when not kept. ``first``: the index's registry, settled past row ``kept.rows`` (else
+    the ids' first rows are gathered from the id column, ~0.2 s more at a million)."""
     prefix = ids_prefix.record(index, kept.rows)
     if prefix is None and cache.state_of(index) is None:
         return False  # nothing would ever take it back
+    column = index.ids
+    crc = ids_rows.column_crc(column, kept.rows)
+    if crc is None or kept.rows >= ids_rows.MAX_ROWS:
+        return False
+    firsts = ids_rows.first_rows(column, kept.rows) if first is None else first
+    keyer = _keyer(kept.shared, kept.tail)
+    rows_of = ids_rows.rows_of_keys(kept.keys, firsts, kept.rows, keyer.keys_of, plain)
+    if rows_of is None:
+        return False
     fields = {
         "rows": kept.rows,
         "count": len(kept.keys),
@@ -68,14 +93,20 @@ def keep(index: RunIndex, kept: KeptTable) -> bool:
         "others": kept.others,
         "fingerprint": cache.fingerprint(),
         "prefix": prefix,
+        "column": crc,
     }
-    try:
-        head = orjson.dumps(fields)
-        body = "\n".join(kept.keys).encode()
-    except (TypeError, UnicodeEncodeError):  # a lone surrogate: not kept
+    blob = ids_rows.encode(fields, kept.keys, rows_of)
+    if blob is None:
         return False
-    blob = b"".join([head, b"\n", body])
     return cache_results.keep_blob(index, SUFFIX, blob, any_state=prefix is not None)
+
+
+def _keyer(shared: int, tail: int) -> IdTable:
+    """A table keying ids with the prefix and ending ``shared`` and ``tail`` long (its
+    :meth:`IdTable.key` and :meth:`IdTable.keys_of`), as a table with those fields does."""
+    probe = IdTable()
+    probe._shared, probe._tail = shared, tail
+    return probe
 
 
 def recall(index: RunIndex, n: int) -> KeptTable | None:
@@ -83,7 +114,12 @@ def recall(index: RunIndex, n: int) -> KeptTable | None:
     ``n``, at least half of it), when it is big enough to be kept, its fields agree and its
     keys are in order; else None. The caller checks its count of distinct ids."""
     kept = _read(index, n)
-    return kept if kept is not None and len(kept.keys) >= KEEP_FROM and agrees(kept) else None
+    if kept is None or len(kept.keys) < KEEP_FROM or not agrees(kept) or kept.rows_of is None:
+        return None
+    keyer = _keyer(kept.shared, kept.tail)
+    column, crc = index.ids, kept.column_crc
+    ok = ids_rows.checked(column, kept.rows, kept.keys, kept.rows_of, crc, keyer.keys_of, plain)
+    return kept if ok else None
 
 
 def _read(index: RunIndex, n: int) -> KeptTable | None:
@@ -105,8 +141,12 @@ def _read(index: RunIndex, n: int) -> KeptTable | None:
             return None  # grown more than twice over: built again (and kept again)
         if ids_prefix.covered(index, head.get("prefix"), n) != rows:
             return None
+    parts = ids_rows.split_body(head, blob[cut + 1 :])
+    if parts is None:
+        return None
+    rows_of, body = parts
     try:
-        text = blob[cut + 1 :].decode()
+        text = body.decode()
     except ValueError:  # UnicodeDecodeError
         return None
     keys = text.split("\n") if text else []
@@ -123,6 +163,8 @@ def _read(index: RunIndex, n: int) -> KeptTable | None:
         head["ending"],
         head["tail"],
         head["others"],
+        rows_of,
+        head.get("column"),
     )
 
 
@@ -137,10 +179,11 @@ def _fields_ok(head: dict[str, Any]) -> bool:
 class RegistryTable(IdTable):
     """A big run's table, for the first ``rows`` of an index: whether an id is one of its rows
     is asked of the index's id registry (an id's first row is below ``rows``) instead of a
-    million-entry dict of its own (~0.3 s and ~40 MB at a million ids). Restored from the
-    cache, the kinds of its ids (needed only when a new id moves the shared prefix or ending)
-    are worked out again from the id column only then. New rows are taken in as a built table
-    takes them."""
+    million-entry dict of its own (~0.3 s and ~40 MB at a million ids); until the registry is
+    settled, of the kept rows of its keys (``by_rows``: :class:`ids_rows.KeptRows`). Restored
+    from the cache, the kinds of its ids (needed only when a new id moves the shared prefix or
+    ending) are worked out again from the id column only then. New rows are taken in as a
+    built table takes them."""
 
     def __init__(
         self,
@@ -148,6 +191,8 @@ class RegistryTable(IdTable):
         first: dict[str, int],
         kept: KeptTable,
         members: set[str | None] | None = None,
+        *,
+        by_rows: bool = False,
     ) -> None:
         self._column = column
         """The index's id column (append-only; its first ``rows`` are final)."""
@@ -157,6 +202,12 @@ class RegistryTable(IdTable):
         """Until the registry is :meth:`attach`-ed: the ids of every row taken in (a set is
         made in ~0.12 s at a million ids, the registry's dict in ~0.3 s: the viewer shows a
         warm run's list with this, its indexing thread settling the registry after)."""
+        self._by_rows: ids_rows.KeptRows | None = None
+        """Until the registry is :meth:`attach`-ed (when ``by_rows``): the kept keys' rows
+        answer whether an id is one of the rows taken in (no set of a million ids to make)."""
+        if by_rows and kept.rows_of is not None:
+            keyer = _keyer(kept.shared, kept.tail)
+            self._by_rows = ids_rows.KeptRows(column, kept.rows, kept.keys, kept.rows_of, keyer.key)
         self._owed_rows = 0
         """Rows whose ids' kinds are not in ``_stamp_keys`` / ``_others`` yet."""
         self._owed_others = 0
@@ -169,21 +220,30 @@ class RegistryTable(IdTable):
 
     @property
     def unattached(self) -> bool:
-        """Still asking its set of ids, not the registry (see :meth:`attach`)."""
-        return self._members is not None
+        """Still asking its kept rows or its set of ids, not the registry (see :meth:`attach`)."""
+        return self._members is not None or self._by_rows is not None
 
     def attach(self, first: dict[str, int]) -> None:
         """Ask ``first``, the index's registry settled past every row taken in, from now on."""
         self._first = first
-        self._members = None  # (after: a reader on another thread sees one or the other)
+        # (after: a reader on another thread sees one or the other, each whole)
+        self._members = None
+        self._by_rows = None
 
     def extend(self, ids: Sequence[str | None]) -> None:
         before = self.rows
         raw = dict.fromkeys(ids)
         raw.pop(None, None)
         raw.pop("", None)
+        by = self._by_rows
+        if by is not None and len(raw) > BIG_EXTEND:  # many: a set of the ids is quicker
+            self._members = members_of(self._column, before)
+            self._by_rows = by = None
         members, first = self._members, self._first
-        if members is not None:
+        if by is not None:
+            fresh = [cid for cid in cast("dict[str, None]", raw) if not by.has(cid)]
+            by.extra.update(fresh)
+        elif members is not None:
             fresh = [cid for cid in cast("dict[str, None]", raw) if cid not in members]
             members.update(fresh)
         else:
@@ -193,7 +253,16 @@ class RegistryTable(IdTable):
         self._take(fresh)
         self.rows = before + len(ids)
 
+    def _take(self, fresh: list[str]) -> None:
+        by = self._by_rows
+        if fresh and by is not None and self._keys is by.keys:
+            self._keys = list(self._keys)  # the kept keys stay as their rows are
+        super()._take(fresh)
+
     def _has(self, cid: str) -> bool:
+        by = self._by_rows
+        if by is not None:
+            return by.has(cid)
         members = self._members
         if members is not None:
             return cid in members
@@ -214,10 +283,12 @@ class RegistryTable(IdTable):
         return self._stamp_keys, self._others
 
 
-def kept_of(table: IdTable) -> KeptTable:
+def kept_of(table: IdTable, *, copy: bool = False) -> KeptTable:
+    """What :func:`keep` keeps of ``table`` (``copy``: its keys copied, for a keep outside
+    the table's lock)."""
     return KeptTable(
         table.rows,
-        table._keys,
+        list(table._keys) if copy else table._keys,
         table._low,
         table._high,
         table._shared,
@@ -249,28 +320,29 @@ def _distinct(first: dict[str, int]) -> int:
     return len(first) - ("" in first)
 
 
-def recalled(index: RunIndex, first: dict[str, int], n: int) -> IdTable | None:
+def recalled(
+    index: RunIndex, first: dict[str, int], n: int, *, later: bool = False
+) -> IdTable | None:
     """The table of rows ``0 … n`` from the one kept with the run's cached index, when it is
     there and checks out (:func:`recall`; a grown run's rows past it inserted); ``first`` is
-    the index's registry, settled past row ``n``."""
+    the index's registry, settled past row ``n``. ``later``: see :func:`built`."""
     if _distinct(first) < KEEP_FROM:
         return None
     kept = recall(index, n)
     if kept is None or _distinct_before(index.ids, first, kept.rows) != len(kept.keys):
         return None
-    return _grown(index, RegistryTable(index.ids, first, kept), n)
+    return _grown(index, RegistryTable(index.ids, first, kept), n, later)
 
 
 def recalled_unsettled(index: RunIndex, n: int) -> IdTable | None:
     """:func:`recalled` for an index whose registry is still owed, without settling it: the
-    ids of the kept table's rows gathered in a set instead (:attr:`RegistryTable._members`)."""
+    kept rows of its keys answer for it instead (:attr:`RegistryTable._by_rows`); a table kept
+    again meanwhile (a run grown by many rows) is kept once the registry is settled
+    (:func:`keep_owed`)."""
     kept = recall(index, n)
     if kept is None:
         return None
-    members = members_of(index.ids, kept.rows)
-    if len(members) - (None in members) - ("" in members) != len(kept.keys):
-        return None
-    return _grown(index, RegistryTable(index.ids, {}, kept, members), n)
+    return _grown(index, RegistryTable(index.ids, {}, kept, by_rows=True), n, True)
 
 
 def _distinct_before(column: list[str | None], first: dict[str, int], rows: int) -> int:
@@ -279,15 +351,38 @@ def _distinct_before(column: list[str | None], first: dict[str, int], rows: int)
     return _distinct(first) - len(later)
 
 
-def _grown(index: RunIndex, table: RegistryTable, n: int) -> RegistryTable:
+def _grown(index: RunIndex, table: RegistryTable, n: int, later: bool) -> RegistryTable:
     """``table`` (recalled) brought up to row ``n``: a grown run's new rows inserted as a
-    follower's are; kept again when they are many."""
+    follower's are; kept again when they are many (``later``: see :func:`built`)."""
     rows = table.rows
     if rows < n:
         table.extend(index.ids[rows:n])
         if n - rows >= REKEEP:
-            keep(index, kept_of(table))
+            _keep_or_owe(index, table, later)
     return table
+
+
+_owed: weakref.WeakSet[RunIndex] = weakref.WeakSet()
+"""Indexes whose table is to be kept once their list is shown (:func:`keep_owed`)."""
+_owed_lock = threading.Lock()
+
+
+def _keep_or_owe(
+    index: RunIndex, table: IdTable, later: bool, first: dict[str, int] | None = None
+) -> None:
+    if later:
+        with _owed_lock:
+            _owed.add(index)
+    else:
+        keep(index, kept_of(table), first)
+
+
+def owes_keep(index: RunIndex) -> bool:
+    """Whether the table of ``index`` is owed a keep (:func:`keep_owed`); asking clears it."""
+    with _owed_lock:
+        owed = index in _owed
+        _owed.discard(index)
+    return owed
 
 
 def members_of(column: list[str | None], n: int) -> set[str | None]:
@@ -316,10 +411,12 @@ def from_registry(column: list[str | None], first: dict[str, int], n: int) -> Id
     return table
 
 
-def built(index: RunIndex, first: dict[str, int], n: int) -> IdTable:
-    """The table of rows ``0 … n`` built afresh; a big one is kept for the next open."""
+def built(index: RunIndex, first: dict[str, int], n: int, *, later: bool = False) -> IdTable:
+    """The table of rows ``0 … n`` built afresh; a big one is kept for the next open (with
+    ``later``, once the caller has shown it: finding the rows of its keys costs ~0.3 s at a
+    million ids; see :func:`owes_keep`)."""
     table = from_registry(index.ids, first, n)
     if table is None:
         return IdTable(index.ids[:n])
-    keep(index, kept_of(table))
+    _keep_or_owe(index, table, later, first)
     return table

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from textual.message import Message
 
 from tracetui.analysis.chains import ChainIndex
-from tracetui.store.ids import attach_registry, table_for
+from tracetui.store.ids import attach_registry, keep_owed, table_for
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run
 
@@ -70,7 +70,8 @@ def post_ready(
     shown: Callable[[], object] | None = None,
 ) -> None:
     """An indexing thread's last step: show ``index`` (:class:`IndexReady`), then settle its id
-    registry and link its retry chains (:class:`ChainsReady`), all on this thread.
+    registry and link its retry chains (:class:`ChainsReady`), then keep a big run's id table
+    made afresh for the next open (``ids.keep_owed``), all on this thread.
 
     What the first screen needs is made before the index is posted: its id table (a big warm
     run's is taken back from the cache with a set of its ids, not the registry's dict:
@@ -102,10 +103,12 @@ def post_ready(
         while not ready.drawn.wait(0.05) and time.monotonic() < deadline:
             if cancelled() or index.ids_awaited:
                 break
-    attach_registry(index)  # the table's set of ids goes
+    attach_registry(index)  # the table's kept rows (or its set of ids) go
     if cancelled():
         return
     post(ChainsReady(index, ChainIndex(index).prepare()))
+    if not cancelled():
+        keep_owed(index)  # a table made afresh (or grown much): kept for the next open
 
 
 @dataclass
