@@ -1,5 +1,5 @@
 """``python -m tracetui`` is the same as the ``tracetui`` command."""
 
-from tracetui.cli import main
+from tracetui.cli import run
 
-raise SystemExit(main())
+run()

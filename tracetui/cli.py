@@ -59,6 +59,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def run() -> None:
+    """The ``tracetui`` program (its console script and ``python -m tracetui``): :func:`main`,
+    then the exit with its status, without the interpreter's teardown where the command allows
+    it (tracetui/quick_exit.py)."""
+    from tracetui import quick_exit
+
+    quick_exit.leave(main())
+
+
 def main(argv: list[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     try:

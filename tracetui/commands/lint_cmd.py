@@ -42,7 +42,8 @@ def main(args: argparse.Namespace) -> int:
             "lint: give at least one PATH (a run file, a rotated member or a directory)"
         )
     batch_mode()
-    issues = [i for ix in load_runs(args.paths) for i in lint_index(ix)]
+    indexes = load_runs(args.paths)
+    issues = [i for ix in indexes for i in lint_index(ix)]
     errors = sum(1 for i in issues if i.severity != WARNING)
     warnings = len(issues) - errors
     if args.format == "sarif":
@@ -64,6 +65,11 @@ def main(args: argparse.Namespace) -> int:
         for i in issues:
             out.write(f"{neutralize_line(f'{i.file}:{i.line}: {i.code} {i.message}')}\n")
         out.write(f"issues={len(issues)}\n")
+    for ix in indexes:  # their temp copies go now: the process may end without its teardown
+        ix.close()
+    from tracetui import quick_exit
+
+    quick_exit.allow()
     if errors or (args.strict and warnings):
         return 1
     return 0

@@ -74,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
             kept_output.keep(one, output)
     if output is not None:
         sys.stdout.buffer.write(output + b"\n")
-        return 0
+        return _closed(indexes)
     print(f"files       {len(result['files'])}")
     print(f"spans       {result['spans']:,}")
     print(f"failed      {result['failed']:,}")
@@ -102,6 +102,17 @@ def main(args: argparse.Namespace) -> int:
         print(
             f"chain {root}: {len(chain['attempts'])} attempts, final exit {chain['final_exit_code']}"
         )
+    return _closed(indexes)
+
+
+def _closed(indexes: Sequence[RunIndex]) -> int:
+    """Close the indexes (their temp copies go now): the process may then end without freeing
+    them one object at a time (tracetui/quick_exit.py). The command's status: 0."""
+    from tracetui import quick_exit
+
+    for ix in indexes:
+        ix.close()
+    quick_exit.allow()
     return 0
 
 
