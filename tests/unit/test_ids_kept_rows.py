@@ -91,6 +91,10 @@ def test_each_key_gets_the_first_row_of_its_id(shape: str, order: str) -> None:
         kept.keys, ids_rows.first_rows(grown, len(ids)), len(ids), keyer.keys_of, plain
     )
     assert again is not None and sorted(again) == sorted(rows_of)
+    straight = ids_rows.rows_from_column(kept.keys, grown, len(ids), keyer.keys_of, plain)
+    assert straight is not None and sorted(straight) == sorted(rows_of)
+    if built.keys_distinct():  # one id per key: the very same rows
+        assert straight == rows_of
 
 
 def test_rows_that_are_not_of_the_keys_are_not_found() -> None:

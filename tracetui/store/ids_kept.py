@@ -69,7 +69,7 @@ def keep(index: RunIndex, kept: KeptTable, first: dict[str, int] | None = None) 
     """Keep ``kept`` (rows ``0 … kept.rows`` of ``index``) for the files ``index`` was built
     from, with the record of those rows (:func:`ids_prefix.record`) and the row of each key's
     id; False when not kept. ``first``: the index's registry, settled past row ``kept.rows`` (else
-    the ids' first rows are gathered from the id column, ~0.2 s more at a million)."""
+    the rows are found from the id column: :func:`ids_rows.rows_from_column`)."""
     prefix = ids_prefix.record(index, kept.rows)
     if prefix is None and cache.state_of(index) is None:
         return False  # nothing would ever take it back
@@ -77,9 +77,11 @@ def keep(index: RunIndex, kept: KeptTable, first: dict[str, int] | None = None) 
     crc = ids_rows.column_crc(column, kept.rows)
     if crc is None or kept.rows >= ids_rows.MAX_ROWS:
         return False
-    firsts = ids_rows.first_rows(column, kept.rows) if first is None else first
     keyer = _keyer(kept.shared, kept.tail)
-    rows_of = ids_rows.rows_of_keys(kept.keys, firsts, kept.rows, keyer.keys_of, plain)
+    if first is None:
+        rows_of = ids_rows.rows_from_column(kept.keys, column, kept.rows, keyer.keys_of, plain)
+    else:
+        rows_of = ids_rows.rows_of_keys(kept.keys, first, kept.rows, keyer.keys_of, plain)
     if rows_of is None:
         return False
     fields = {
