@@ -15,9 +15,10 @@ setup(
         Extension(
             "tracetui.store._scan",
             ["tracetui/store/_scan.c"],
-            # One translation unit: _scan.c includes its five parts (rebuild when they change).
+            # One translation unit: _scan.c includes its parts (rebuild when they change).
             depends=[
                 "tracetui/store/_scan_words.h",
+                "tracetui/store/_scan_shuffle.h",
                 "tracetui/store/_scan_json.h",
                 "tracetui/store/_scan_notes.h",
                 "tracetui/store/_scan_facts.h",

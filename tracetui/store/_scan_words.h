@@ -78,7 +78,6 @@ static inline unsigned pair_key(const unsigned char *q) {
         return 0;                                                                                 \
     } while (0)
 
-static int has_hint(const unsigned char *s, Py_ssize_t n) { PAIR_WALK(s, n, HINT_STRIDE, HINT_COVER, HINT_OFFS, hint_at); }
 
 /* Words without which no redaction rule can match (tracetui/model/marks.py SECRET_HINTS, set by
  * set_secret_hints), lower case, found whatever their case: SECRET_PAIR is indexed by the two
@@ -110,148 +109,9 @@ static int secret_at(const unsigned char *q, const unsigned char *end) {
 
 static int secret_walk(const unsigned char *s, Py_ssize_t n) { PAIR_WALK(s, n, SECRET_STRIDE, SECRET_COVER, SECRET_OFFS, secret_at); }
 
-/* Sixteen starts at a time where the CPU has SSSE3 (its byte shuffle; a test of the CPU when the
- * words are set picks the road, so the module still loads and answers the same on any x86-64).
- * The walk above was a quarter of a typical line's scan: the secret words are short (three bytes)
- * and their pairs common in text ("to", "se", "pa"), so it looked up every other pair and checked
- * many starts. Here each word's first three bytes (in both cases) set its group's bit in a table
- * per byte position and nibble (the "Teddy" way of matching many words at once): a start whose
- * three bytes fit no group is no word's, and only the few that fit are checked by secret_at,
- * exactly as before. Eight groups, by first byte: words sharing a group share its tables, which
- * only lets more starts through. A word of two bytes lets any third byte through. */
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#include <tmmintrin.h>
-#define SECRET_GROUPS 8
-static uint8_t SECRET_LO[3][16], SECRET_HI[3][16]; /* position, nibble -> groups */
-static int SECRET_BY_SHUFFLE = 0;
+static int hint_walk(const unsigned char *s, Py_ssize_t n) { PAIR_WALK(s, n, HINT_STRIDE, HINT_COVER, HINT_OFFS, hint_at); }
 
-__attribute__((target("ssse3"))) static int secret_shuffle(const unsigned char *s, Py_ssize_t n) {
-    const unsigned char *p = s, *end = s + n;
-    const __m128i nib = _mm_set1_epi8(0x0F), zero = _mm_setzero_si128();
-    __m128i lo[3], hi[3];
-    for (int k = 0; k < 3; k++) {
-        lo[k] = _mm_loadu_si128((const __m128i *)SECRET_LO[k]);
-        hi[k] = _mm_loadu_si128((const __m128i *)SECRET_HI[k]);
-    }
-    if (n < 18) return secret_walk(s, n);
-    /* Starts p..p+15, their three bytes read by three loads (the last ends at p + 17); the last
-     * turn ends at the text's end, again over starts already looked at (no walk for the rest). */
-    for (;;) {
-        __m128i fit = _mm_set1_epi8((char)0xFF);
-        for (int k = 0; k < 3; k++) {
-            __m128i b = _mm_loadu_si128((const __m128i *)(p + k));
-            __m128i l = _mm_shuffle_epi8(lo[k], _mm_and_si128(b, nib));
-            __m128i h = _mm_shuffle_epi8(hi[k], _mm_and_si128(_mm_srli_epi16(b, 4), nib));
-            fit = _mm_and_si128(fit, _mm_and_si128(l, h));
-        }
-        unsigned starts = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(fit, zero)) ^ 0xFFFFu;
-        for (; starts; starts &= starts - 1)
-            if (secret_at(p + __builtin_ctz(starts), end)) return 1;
-        if (p == end - 18) break;
-        p = end - p >= 34 ? p + 16 : end - 18;
-    }
-    return secret_at(end - 2, end); /* the one start no turn saw: a word of two bytes there */
-}
-
-/* How often a byte is seen in text, roughly (English letters, few capitals, a space, digits and
- * some punctuation): only to choose which words share a group, so that few starts fit by chance. */
-static double text_share(unsigned c) {
-    static const char *LETTERS = "etaoinsrhldcumfpgwybvkxjqz";
-    static const double SHARES[] = {9, 7, 6.5, 6, 6, 6, 5.5, 5.5, 4, 3.5, 3, 2.5, 2.5, 2, 2, 1.8, 1.8,
-                                    1.5, 1.5, 1.3, 1, 0.7, 0.2, 0.15, 0.1, 0.1};
-    if (c >= 'A' && c <= 'Z') return text_share(c + 32) / 10;
-    const char *at = c >= 'a' && c <= 'z' ? strchr(LETTERS, (int)c) : NULL;
-    if (at) return SHARES[at - LETTERS] / 100;
-    if (c == ' ') return 0.15;
-    if ((c >= '0' && c <= '9') || (c && strchr("._-/:\"(),=\\", (int)c))) return 0.01;
-    return 0.0001;
-}
-
-/* One group's tables: per position, the nibbles (as bits) its words' bytes have there. */
-typedef struct {
-    uint16_t lo[3], hi[3];
-} Nibbles;
-
-static void add_word(Nibbles *g, int h) {
-    for (int k = 0; k < 3; k++) {
-        if ((size_t)k >= SECRET_LENS[h]) { /* no byte there: any fits */
-            g->lo[k] = g->hi[k] = 0xFFFF;
-            continue;
-        }
-        unsigned char ch = (unsigned char)SECRETS[h][k];
-        unsigned char cases[2] = {ch, (ch >= 'a' && ch <= 'z') ? (unsigned char)(ch - 32) : ch};
-        for (int c = 0; c < 2; c++) {
-            g->lo[k] |= (uint16_t)(1u << (cases[c] & 15));
-            g->hi[k] |= (uint16_t)(1u << (cases[c] >> 4));
-        }
-    }
-}
-
-/* The share of starts whose three bytes fit a group: every byte its nibbles allow counts. */
-static double fit_share(const Nibbles *g) {
-    double all = 1;
-    for (int k = 0; k < 3; k++) {
-        double share = 0;
-        for (unsigned hi = 0; hi < 16; hi++)
-            if (g->hi[k] >> hi & 1)
-                for (unsigned lo = 0; lo < 16; lo++)
-                    if (g->lo[k] >> lo & 1) share += text_share(hi << 4 | lo);
-        all *= share;
-    }
-    return all;
-}
-
-static Nibbles merged(const Nibbles *a, const Nibbles *b) {
-    Nibbles m = *a;
-    for (int k = 0; k < 3; k++) { m.lo[k] |= b->lo[k]; m.hi[k] |= b->hi[k]; }
-    return m;
-}
-
-/* The words in eight groups: one a first byte, then the two groups whose union lets the fewest
- * more starts through are merged, until eight are left. (Any grouping gives the same answers;
- * grouping by first byte alone let a twentieth of the starts of typical text through, this about
- * a hundredth, most of them a word's first three bytes indeed.) */
-static int set_secret_groups(int shuffle) {
-    Nibbles groups[MAX_HINTS];
-    int n = 0;
-    unsigned char firsts[MAX_HINTS];
-    for (int h = 0; h < NSECRETS; h++) {
-        int g = 0;
-        while (g < n && firsts[g] != (unsigned char)SECRETS[h][0]) g++;
-        if (g == n) {
-            firsts[n] = (unsigned char)SECRETS[h][0];
-            memset(&groups[n], 0, sizeof(groups[n]));
-            n++;
-        }
-        add_word(&groups[g], h);
-    }
-    while (n > SECRET_GROUPS) {
-        int bi = 0, bj = 1;
-        double least = 0;
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) {
-                Nibbles m = merged(&groups[i], &groups[j]);
-                double more = fit_share(&m) - fit_share(&groups[i]) - fit_share(&groups[j]);
-                if ((i == 0 && j == 1) || more < least) { least = more; bi = i; bj = j; }
-            }
-        groups[bi] = merged(&groups[bi], &groups[bj]);
-        groups[bj] = groups[--n];
-    }
-    memset(SECRET_LO, 0, sizeof(SECRET_LO));
-    memset(SECRET_HI, 0, sizeof(SECRET_HI));
-    for (int g = 0; g < n; g++)
-        for (int k = 0; k < 3; k++)
-            for (int i = 0; i < 16; i++) {
-                if (groups[g].lo[k] >> i & 1) SECRET_LO[k][i] |= (uint8_t)(1u << g);
-                if (groups[g].hi[k] >> i & 1) SECRET_HI[k][i] |= (uint8_t)(1u << g);
-            }
-    __builtin_cpu_init();
-    SECRET_BY_SHUFFLE = shuffle && __builtin_cpu_supports("ssse3");
-    return SECRET_BY_SHUFFLE;
-}
-#else
-static int set_secret_groups(int shuffle) { return 0 * shuffle; }
-#endif
+#include "_scan_shuffle.h"
 
 /* Whether the text of a value as written (quotes, escapes and all) may hold secret-looking text:
  * one of the hint words, or what could spell one once read (``speller``, which parse_string
@@ -259,15 +119,26 @@ static int set_secret_groups(int shuffle) { return 0 * shuffle; }
  * U+0130, U+0131, U+017F, U+2100-U+213F). */
 static int may_hold_secret(const unsigned char *s, Py_ssize_t n, int speller) {
     if (NSECRETS < 0 || speller) return 1;
-#ifdef SECRET_GROUPS
-    if (SECRET_BY_SHUFFLE) return secret_shuffle(s, n);
+#ifdef SHUFFLE_GROUPS
+    if (SECRET_SHUFFLE.on) return secret_shuffle(s, n);
 #endif
     return secret_walk(s, n);
 }
 
+/* Whether a string's contents as written hold one of the marker hint words. */
+static int has_hint(const unsigned char *s, Py_ssize_t n) {
+#ifdef SHUFFLE_GROUPS
+    if (HINT_SHUFFLE.on) return hint_shuffle(s, n);
+#endif
+    return hint_walk(s, n);
+}
+
+/* set_hints(words[, shuffle]): the marker hint words (UTF-8), as set_secret_hints takes its
+ * words (case counts here). Returns the road now taken: "shuffle" or "walk". */
 static PyObject *set_hints(PyObject *self, PyObject *args) {
     PyObject *seq;
-    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    int shuffle = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &seq, &shuffle)) return NULL;
     PyObject *fast = PySequence_Fast(seq, "hints must be a sequence of bytes");
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -310,8 +181,9 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
             set_bit(HINT_COVER, key);
         }
     }
+    int road = set_groups(&HINT_SHUFFLE, HINTS, HINT_LENS, NHINTS, 0, shuffle);
     Py_DECREF(fast);
-    Py_RETURN_NONE;
+    return PyUnicode_FromString(road ? "shuffle" : "walk");
 }
 
 /* set_secret_hints(words[, shuffle]): the lower-case ASCII words of model/marks.py SECRET_HINTS.
@@ -372,7 +244,7 @@ static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
         }
     }
     NSECRETS = (int)n;
-    int road = set_secret_groups(shuffle);
+    int road = set_groups(&SECRET_SHUFFLE, SECRETS, SECRET_LENS, NSECRETS, 1, shuffle);
     Py_DECREF(fast);
     return PyUnicode_FromString(road ? "shuffle" : "walk");
 }

@@ -1,9 +1,10 @@
-"""The secret-word search's two roads in the C scanner give the plain search's answer.
+"""The word searches' two roads in the C scanner give the plain search's answer.
 
 Where the CPU has SSSE3 the scanner looks at sixteen starts at a time, each word's first three
-bytes matched by nibble tables of eight groups of words (``secret_shuffle`` in
-tracetui/store/_scan_words.h); elsewhere it walks the byte pairs. Both must say exactly what
-``marks.line_may_hold_secret`` says of a value as written: these tests put words at every offset
+bytes matched by nibble tables of eight groups of words (tracetui/store/_scan_shuffle.h);
+elsewhere it walks the byte pairs (_scan_words.h). For the secret words both must say exactly
+what ``marks.line_may_hold_secret`` says of a value as written, and for the marker hints whether
+a preview's text holds one (its line then goes to Python): these tests put words at every offset
 of texts long enough for several turns of sixteen (and at their ends, where the last turn
 overlaps the one before), in every case, on both roads, with the real words and with word lists
 made to strain the grouping (more than eight first bytes, two-byte words, punctuation).
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import json
 import random
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tracetui.model import marks
+from tracetui.model import markers, marks
 from tracetui.store import fastindex
 
 pytestmark = pytest.mark.skipif(not fastindex.available(), reason="no C scanner")
@@ -145,3 +147,58 @@ def test_values_of_other_kinds_match_the_plain_search(words_of: tuple[str, list[
 def test_the_real_words_are_set_after_these_tests() -> None:
     """What the other tests and every index in this process rely on."""
     assert _secret(["a token here", "nothing here"]) == [True, False]
+
+
+HINT_LISTS: list[tuple[str, list[bytes]]] = [
+    ("real", [h.encode() for h in markers._HINTS]),
+    ("two-byte", [b"qz", b"X9", b"truncated"]),
+    ("many-firsts", [bytes([c]) + b"zq" for c in b"abcdefghijklmnop"]),
+    ("cases-differ", [b"Cut", b"cut here", b"CUT", b"..."]),
+]
+
+
+@pytest.fixture
+def hints_of(request: pytest.FixtureRequest) -> Iterator[list[bytes]]:
+    """Sets the scanner's marker hints and road; puts the real ones back after."""
+    road, (_name, words) = request.param
+    try:
+        taken = SCAN.set_hints(words, road == "shuffle")
+        if road == "shuffle" and taken != "shuffle":
+            pytest.skip("this CPU has no SSSE3: only the walk is taken")
+        assert taken == road
+        yield words
+    finally:
+        SCAN.set_hints([h.encode() for h in markers._HINTS])
+
+
+def _sent_to_python(texts: list[str]) -> list[bool]:
+    """Whether each text as a preview sends its row to Python (a hint word in it)."""
+    lines = [(BASE + '"preview_stdout":' + _raw(t) + "}\n").encode() for t in texts]
+    res = SCAN.scan(b"".join(lines), 0, 1)
+    slow = set(array("i", res[8]))
+    return [i in slow for i in range(len(lines))]
+
+
+@pytest.mark.parametrize(
+    "hints_of",
+    [(r, w) for r in ROADS for w in HINT_LISTS],
+    ids=[f"{r}-{w[0]}" for r in ROADS for w in HINT_LISTS],
+    indirect=True,
+)
+def test_hints_everywhere_match_the_plain_search(hints_of: list[bytes]) -> None:
+    words = hints_of
+    texts = []
+    for w in words:
+        v = w.decode()
+        texts += [FILLER[:a] + v + FILLER[:5] for a in range(0, 70)]
+        texts += [FILLER[:a] + v for a in range(0, 70)]
+        texts += [v, v[:-1], v[1:], v.swapcase(), FILLER[:3] + v[:-1] + " " + v[-1:]]
+    rng = random.Random(9)
+    pieces = [w.decode() for w in words] + [FILLER, " ", "é", "😀", "-", "Z"]
+    texts += [
+        "".join(rng.choice(pieces)[: rng.randint(1, 12)] for _ in range(rng.randint(1, 14)))
+        for _ in range(2000)
+    ]
+    for text, slow in zip(texts, _sent_to_python(texts), strict=True):
+        content = _raw(text).encode()[1:-1]
+        assert slow == any(w in content for w in words), text
