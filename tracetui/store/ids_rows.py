@@ -129,36 +129,37 @@ def rows_from_column(
     plain: Callable[[str], str],
 ) -> array[int] | None:
     """:func:`rows_of_keys` of the ids of rows ``0 … rows`` of ``column``, found from the
-    column itself in steps of :data:`STEP` rows: each key → the first row whose id has it
-    (the table's ids are those rows' ids, and when no two of them share a key, a key tells
-    its id). Half the memory of a dict of the ids' first rows beside one of their keys (~200
-    MB at a million ids, for a moment). Keys shared by two ids: by the ids' first rows."""
-    if rows >= MAX_ROWS or rows > len(column):
+    column itself in steps of :data:`STEP` rows: each key's place → the first row whose id
+    has that key (the table's ids are those rows' ids, and when no two of them share a key, a
+    key tells its id). Only the places of ``keys`` are held throughout, not a dict of the ids'
+    first rows beside one of their keys (twice the memory: ~130 MB at a million ids). Keys
+    shared by two ids: by the ids' first rows."""
+    unset = MAX_ROWS - 1
+    if rows >= unset or rows > len(column):
         return None
     if any(map(eq, keys, islice(keys, 1, None))):
         return rows_of_keys(keys, first_rows(column, rows), rows, keyer, plain)
-    by_key: dict[str, int] = {}
-    for stop in range(rows, 0, -STEP):  # from the last rows back: an earlier row overwrites
-        start = max(0, stop - STEP)
-        part = column[start:stop]
-        mask = list(map(bool, part))  # (None and "" are no id)
-        ids = cast("list[str]", list(compress(part, mask)))
-        if not (all(map(str.isascii, ids)) and all(map(str.isprintable, ids))):
-            ids = [plain(c) for c in ids]
-        at = list(compress(range(start, stop), mask))
-        part_keys = keyer(ids)
-        if len(part_keys) != len(at):
-            return None
-        by_key.update(zip(reversed(part_keys), reversed(at), strict=True))
-    if len(by_key) != len(keys):
-        return None
-    found = array("I")
+    place: dict[str, int] = {}
+    for start in range(0, len(keys), STEP):
+        place.update(zip(keys[start : start + STEP], range(start, start + STEP), strict=False))
+    found = array("I", [unset]) * len(keys)
     try:
-        for start in range(0, len(keys), STEP):
-            found.extend(map(by_key.__getitem__, keys[start : start + STEP]))
-    except KeyError:  # a key of no id
+        for stop in range(rows, 0, -STEP):  # from the last rows back: an earlier row overwrites
+            start = max(0, stop - STEP)
+            part = column[start:stop]
+            mask = list(map(bool, part))  # (None and "" are no id)
+            ids = cast("list[str]", list(compress(part, mask)))
+            if not (all(map(str.isascii, ids)) and all(map(str.isprintable, ids))):
+                ids = [plain(c) for c in ids]
+            at = list(compress(range(start, stop), mask))
+            places = list(map(place.__getitem__, keyer(ids)))
+            if len(places) != len(at):
+                return None
+            for i, row in zip(reversed(places), reversed(at), strict=True):
+                found[i] = row
+    except KeyError:  # an id of no key
         return None
-    return found
+    return None if unset in found else found
 
 
 def encode(fields: Mapping[str, object], keys: list[str], rows_of: array[int]) -> bytes | None:
