@@ -23,16 +23,17 @@ def batch_mode() -> None:
     gc.disable()
 
 
-def load_runs(paths: list[str]) -> list[RunIndex]:
+def load_runs(paths: list[str], *, save_behind: bool = False) -> list[RunIndex]:
     """Open and index every run named by ``paths``; notes go to stderr, missing paths → exit 2.
 
     A note names files and may quote trace text (an importer's problems): neutralised, one line.
+    ``save_behind``: as :func:`index_runs`'s.
     """
     try:
         runs = open_paths(paths)
     except RunSetError as exc:
         raise UsageError(str(exc)) from None
-    return index_runs(runs)
+    return index_runs(runs, save_behind=save_behind)
 
 
 def index_runs(runs: list[Run], *, save_behind: bool = False) -> list[RunIndex]:

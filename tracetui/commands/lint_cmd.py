@@ -42,7 +42,8 @@ def main(args: argparse.Namespace) -> int:
             "lint: give at least one PATH (a run file, a rotated member or a directory)"
         )
     batch_mode()
-    indexes = load_runs(args.paths)
+    # The cache entry is written beside the rules (store/cache_state.py), waited for at the end.
+    indexes = load_runs(args.paths, save_behind=True)
     issues = [i for ix in indexes for i in lint_index(ix)]
     errors = sum(1 for i in issues if i.severity != WARNING)
     warnings = len(issues) - errors
@@ -65,9 +66,12 @@ def main(args: argparse.Namespace) -> int:
         for i in issues:
             out.write(f"{neutralize_line(f'{i.file}:{i.line}: {i.code} {i.message}')}\n")
         out.write(f"issues={len(issues)}\n")
-    for ix in indexes:  # their temp copies go now: the process may end without its teardown
-        ix.close()
     from tracetui import quick_exit
+    from tracetui.store.cache_state import state_of
+
+    for ix in indexes:  # their temp copies go now: the process may end without its teardown
+        state_of(ix)  # once the entry is written (a bug in that write is raised here)
+        ix.close()
 
     quick_exit.allow()
     if errors or (args.strict and warnings):
