@@ -204,12 +204,16 @@ class RegistryTable(IdTable):
         """Until the registry is :meth:`attach`-ed: the ids of every row taken in (a set is
         made in ~0.12 s at a million ids, the registry's dict in ~0.3 s: the viewer shows a
         warm run's list with this, its indexing thread settling the registry after)."""
+        self._kept_keys: list[str] | None = None
+        """The kept keys' list while ``_keys`` is it: copied before a key is added, so the
+        kept rows stay those of its places (a reader may still ask them, on another thread)."""
         self._by_rows: ids_rows.KeptRows | None = None
         """Until the registry is :meth:`attach`-ed (when ``by_rows``): the kept keys' rows
         answer whether an id is one of the rows taken in (no set of a million ids to make)."""
         if by_rows and kept.rows_of is not None:
             keyer = _keyer(kept.shared, kept.tail)
             self._by_rows = ids_rows.KeptRows(column, kept.rows, kept.keys, kept.rows_of, keyer.key)
+            self._kept_keys = kept.keys
         self._owed_rows = 0
         """Rows whose ids' kinds are not in ``_stamp_keys`` / ``_others`` yet."""
         self._owed_others = 0
@@ -256,9 +260,9 @@ class RegistryTable(IdTable):
         self.rows = before + len(ids)
 
     def _take(self, fresh: list[str]) -> None:
-        by = self._by_rows
-        if fresh and by is not None and self._keys is by.keys:
+        if fresh and self._keys is self._kept_keys:
             self._keys = list(self._keys)  # the kept keys stay as their rows are
+            self._kept_keys = None
         super()._take(fresh)
 
     def _has(self, cid: str) -> bool:

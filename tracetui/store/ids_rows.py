@@ -238,7 +238,7 @@ class KeptRows:
         self.column = column
         self.rows = rows
         self.keys = keys
-        """The kept keys: not the table's list once it takes in new keys (it copies first)."""
+        """The kept keys (never changed: the table copies them before it adds one)."""
         self.rows_of = rows_of
         self.key = key
         self.extra: set[str] = set()
@@ -249,7 +249,7 @@ class KeptRows:
         keys, rows_of, column = self.keys, self.rows_of, self.column
         key = self.key(cid)
         i = bisect_left(keys, key)
-        while i < len(keys) and keys[i] == key:
+        while i < len(rows_of) and keys[i] == key:
             row = rows_of[i]
             if row < self.rows and column[row] == cid:
                 return True
