@@ -315,9 +315,13 @@ def test_many_new_rows_are_taken_in_with_a_set_of_the_ids(
     index, warm = warm_open(path)
     assert isinstance(warm, RegistryTable) and warm._by_rows is not None
     monkeypatch.setattr(ids_kept, "BIG_EXTEND", 5)
+    by = warm._by_rows
+    kept_keys = list(by.keys)
     new = column("recorder", 40, random.Random(3))
     warm.extend([*new, index.ids[4], None])
     assert warm._by_rows is None and warm._members is not None  # the set, past BIG_EXTEND
+    # A reader still holding the kept rows (another thread) finds them as they were.
+    assert by.keys == kept_keys and all(by.has(cid) for cid in index.ids if cid)
     whole = IdTable([*index.ids, *new, index.ids[4], None])
     asked = [*dict.fromkeys([*index.ids, *new]), "nope", None]
     assert answers(warm, asked) == answers(whole, asked)
