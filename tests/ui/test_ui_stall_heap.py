@@ -1,7 +1,10 @@
 """The collector's full pass (``ui/heap.settle``) is made when a run is opened, before its
 index exists, not after a million-row index is drawn (where it walked every row: 0.05-0.2 s of
 the UI thread); after the draw only what was made since the index was frozen is collected
-(``heap.freeze_young``). An earlier run's index is still let go when another is opened."""
+(``heap.freeze_young``). An earlier run's index is still let go when another is opened.
+
+These tests use the viewer's own ui/heap.py (``real_heap``, tests/conftest.py): the rest of the
+suite runs with stand-ins that keep pytest's heap frozen."""
 
 from __future__ import annotations
 
@@ -36,7 +39,9 @@ PEEK_CASES = [("no-peek", 32 << 20), ("peek", 0)]
 
 
 @pytest.mark.parametrize("peek_above", [c[1] for c in PEEK_CASES], ids=[c[0] for c in PEEK_CASES])
-async def test_full_pass_before_the_index(monkeypatch: pytest.MonkeyPatch, peek_above: int) -> None:
+async def test_full_pass_before_the_index(
+    monkeypatch: pytest.MonkeyPatch, real_heap: None, peek_above: int
+) -> None:
     monkeypatch.setattr(appmod, "PEEK_ABOVE", peek_above)
     app = make_app()
     calls = recorded(monkeypatch, app)
@@ -46,7 +51,9 @@ async def test_full_pass_before_the_index(monkeypatch: pytest.MonkeyPatch, peek_
         assert [name for name, _ in calls] == ["full", "young"]
         assert calls[0][1] is not app.index  # the full pass: before the index was shown
         assert calls[1][1] is app.index
-    gc.unfreeze()
+        # The shown index is frozen: out of every full pass (gc.get_objects lists the others).
+        assert gc.is_tracked(app.index)
+        assert not any(o is app.index for o in gc.get_objects())
 
 
 SWITCH_CASES = [
@@ -61,7 +68,7 @@ SWITCH_CASES = [
     ("peek_above", "passes"), [c[1:] for c in SWITCH_CASES], ids=[c[0] for c in SWITCH_CASES]
 )
 async def test_an_earlier_run_is_let_go(
-    monkeypatch: pytest.MonkeyPatch, peek_above: int, passes: list[str]
+    monkeypatch: pytest.MonkeyPatch, real_heap: None, peek_above: int, passes: list[str]
 ) -> None:
     monkeypatch.setattr(appmod, "PEEK_ABOVE", peek_above)
     app = make_app(MULTI)
@@ -81,4 +88,3 @@ async def test_an_earlier_run_is_let_go(
         assert [name for name, _ in calls] == passes
         calls.clear()  # (they hold the indexes they saw)
         assert earlier() is None
-    gc.unfreeze()
