@@ -104,7 +104,10 @@ def _dispatch(args_list: list[str]) -> int:
     if (first not in COMMANDS) if first is not None else ("--latest" in args_list):
         args_list.insert(0, "view")
         first = "view"
-    parser = build_parser(first if first in COMMANDS else None)
+    # The command's parser alone only when its name comes first: an option before it
+    # (`tracetui -h summary`, `tracetui - lint`) is the top-level parser's to judge, and its
+    # help and errors list every command.
+    parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
