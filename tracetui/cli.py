@@ -71,7 +71,9 @@ def run() -> None:
 def main(argv: list[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _dispatch(list(given))
+        code = _dispatch(list(given))
+        _flush_stdout()
+        return code
     except UsageError as exc:
         # The message may name a file or quote a trace: neutralised here, once for every command.
         _say(f"tracetui: {neutralize_line(str(exc))}")
@@ -80,11 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `tracetui tail … | head`: the reader went away; that is not an error.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _drop_stdout()
         return 0
     except Exception as exc:
         if os.environ.get("TRACETUI_DEBUG"):
@@ -92,8 +90,43 @@ def main(argv: list[str] | None = None) -> int:
         line = _user_os_error(exc)
         if line is not None:
             _say(f"tracetui: {line}")
+            _flush_or_drop_stdout()
             return 2
         return _crashed(exc, [sys.argv[0], *given])
+
+
+def _flush_stdout() -> None:
+    """Write what is still in stdout's buffer (a pipe or a file: a short output) now, so that
+    a reader gone or a full disk is told as for a long output, not by the interpreter's
+    teardown ("Exception ignored in ...", status 120). Any other trouble is left to the exit,
+    as before."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError) or exc.errno in _MACHINE_ERRNOS:
+            raise
+    except ValueError:  # closed by the command: nothing left in it
+        pass
+
+
+def _flush_or_drop_stdout() -> None:
+    """Write what stdout still holds, or drop it when it cannot be written (a full disk)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        _drop_stdout()
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device: what it still holds cannot be written (its reader is
+    gone, its disk full), and the exit's own flush must not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, AttributeError):  # no stdout, or one that is not a file
+        pass
 
 
 def _dispatch(args_list: list[str]) -> int:
