@@ -143,19 +143,24 @@ static PyObject *set_hints(PyObject *self, PyObject *args) {
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     if (n > MAX_HINTS) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "too many hints"); return NULL; }
+    /* Every word looked at before any is copied: a list refused part way leaves the words in
+     * use and their tables as they were. */
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
         char *s;
         Py_ssize_t len;
-        if (PyBytes_AsStringAndSize(item, &s, &len) < 0 || len <= 0 || len >= 64) {
+        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len) < 0 || len < 2 || len >= 64) {
             Py_DECREF(fast);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a hint must be 1 to 63 bytes");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a hint must be 2 to 63 bytes");
             return NULL;
         }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char *s;
+        Py_ssize_t len;
+        PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len);
         memcpy(HINTS[i], s, (size_t)len);
         HINTS[i][len] = 0;
         HINT_LENS[i] = (size_t)len;
-        if (len < 2) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "a hint must be 2 bytes or more"); return NULL; }
     }
     NHINTS = (int)n;
     memset(PAIR, 0, sizeof(PAIR));
@@ -213,6 +218,12 @@ static PyObject *set_secret_hints(PyObject *self, PyObject *args) {
                 return NULL;
             }
         }
+    }
+    /* Copied only once every word is known good (as set_hints). */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char *s;
+        Py_ssize_t len;
+        PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len);
         memcpy(SECRETS[i], s, (size_t)len);
         SECRETS[i][len] = 0;
         SECRET_LENS[i] = (size_t)len;
