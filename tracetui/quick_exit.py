@@ -6,8 +6,8 @@ made before it ends: the index's hundreds of thousands of ids, links and columns
 it made (its indexes: their temp copies removed) says so with :func:`allow`; the program's entry
 (:func:`tracetui.cli.run`) then ends the process at once with :func:`leave`: after what an exit
 must still do, and only when nothing else is left to finish. Anything unusual (a thread still
-running, a stream that cannot be flushed) takes the interpreter's own exit instead, which then
-says what it always said.
+running, a stream that cannot be flushed, a profiler or tracer watching) takes the interpreter's
+own exit instead, which then says what it always said.
 """
 
 from __future__ import annotations
@@ -37,7 +37,10 @@ def leave(code: int) -> NoReturn:
         for t in threading.enumerate()
         if t is not threading.main_thread() and t.is_alive() and not t.daemon
     ]
-    if not _allowed or others or run_exit_functions is None or not _flushed():
+    # A profiler or tracer (python -m cProfile, trace, a debugger) writes what it gathered
+    # after the program returns: it must get there.
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if not _allowed or others or watched or run_exit_functions is None or not _flushed():
         raise SystemExit(code)
     run_exit_functions()  # logging's, weakref.finalize's... as the interpreter runs them
     if not _flushed():  # an exit function wrote what cannot be written
