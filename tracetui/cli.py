@@ -72,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     try:
         code = _dispatch(list(given))
-        _flush_stdout()
+        try:
+            _flush_stdout()
+        except BrokenPipeError:  # the reader went away after the command ended: its status stands
+            _drop_stdout()
         return code
     except UsageError as exc:
         # The message may name a file or quote a trace: neutralised here, once for every command.

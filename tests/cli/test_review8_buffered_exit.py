@@ -5,7 +5,8 @@ With stdout block-buffered (a pipe or a file, and no ``PYTHONUNBUFFERED``, which
 shell sets) a short summary is only written when the process ends; a reader gone or a full disk
 then reached the interpreter's teardown, which printed ``Exception ignored in: <_io.TextIOWrapper
 ...>`` and a ``BrokenPipeError``/``OSError`` line and exited 120, where a long output (written at
-once) exits 0 for a reader gone and 2 with one line for a full disk."""
+once) exits 0 for a reader gone and 2 with one line for a full disk. A reader gone after the
+command ended leaves the command's own status (lint's verdict)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ import pytest
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_runs" / "flaky-billing"
 COMMANDS = [["summary"], ["summary", "--json"], ["lint"], ["lint", "--format", "json"]]
+STATUS = [
+    (["lint", "--strict"], 1),
+    (["lint", "--strict", "--format", "json"], 1),
+    (["summary"], 0),
+]
+"""A command's status as it ends with nothing in the way (lint --strict: this run's warnings)."""
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -48,6 +55,22 @@ def test_a_reader_gone_is_no_error(args: list[str], tmp_path: Path) -> None:
             assert (done.returncode, done.stderr) == (0, b"")
     finally:
         os.close(write)
+
+
+@pytest.mark.parametrize(("args", "status"), STATUS, ids=[" ".join(a) for a, _s in STATUS])
+def test_a_reader_gone_after_the_end_keeps_the_status(
+    args: list[str], status: int, tmp_path: Path
+) -> None:
+    """lint's verdict is its status: a reader gone once its short output was made (all of it
+    still in the buffer) does not turn it into 0 (it was 120 before, and 0 with the flush alone)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = _tracetui(args, write, tmp_path)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (status, b"")
+    assert _tracetui(args, subprocess.DEVNULL, tmp_path).returncode == status
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
