@@ -47,25 +47,30 @@ def main(args: argparse.Namespace) -> int:
     issues = [i for ix in indexes for i in lint_index(ix)]
     errors = sum(1 for i in issues if i.severity != WARNING)
     warnings = len(issues) - errors
-    if args.format == "sarif":
-        from tracetui import __version__
-        from tracetui.analysis.sarif import sarif_log
+    try:
+        if args.format == "sarif":
+            from tracetui import __version__
+            from tracetui.analysis.sarif import sarif_log
 
-        log = sarif_log(issues, RULES.values(), version=__version__)
-        sys.stdout.buffer.write(dump_json(log, indent=True) + b"\n")
-    elif args.format == "json":
-        doc = {
-            "issues": [i.as_dict() for i in issues],
-            "count": len(issues),
-            "errors": errors,
-            "warnings": warnings,
-        }
-        sys.stdout.buffer.write(dump_json(doc, indent=True) + b"\n")
-    else:
-        out = sys.stdout
-        for i in issues:
-            out.write(f"{neutralize_line(f'{i.file}:{i.line}: {i.code} {i.message}')}\n")
-        out.write(f"issues={len(issues)}\n")
+            log = sarif_log(issues, RULES.values(), version=__version__)
+            sys.stdout.buffer.write(dump_json(log, indent=True) + b"\n")
+        elif args.format == "json":
+            doc = {
+                "issues": [i.as_dict() for i in issues],
+                "count": len(issues),
+                "errors": errors,
+                "warnings": warnings,
+            }
+            sys.stdout.buffer.write(dump_json(doc, indent=True) + b"\n")
+        else:
+            out = sys.stdout
+            for i in issues:
+                out.write(f"{neutralize_line(f'{i.file}:{i.line}: {i.code} {i.message}')}\n")
+            out.write(f"issues={len(issues)}\n")
+    except BrokenPipeError:
+        # The reader went away (`tracetui lint … | head`): lint's verdict is still its status
+        # (what stdout holds then goes to the null device in tracetui/cli.py).
+        pass
     from tracetui import quick_exit
     from tracetui.store.cache_state import state_of
 
