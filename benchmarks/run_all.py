@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,19 +66,7 @@ seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 print(json.dumps({"seconds": seconds, "cpu": cpu, "rows": len(ix)}))
 """
 
-LOOP = """
-import sys
-import orjson
-n = 0
-for f in sys.argv[1:]:
-    with open(f, "rb") as fh:
-        for line in fh:
-            try:
-                orjson.loads(line)
-                n += 1
-            except orjson.JSONDecodeError:
-                pass
-"""
+LOOP = "import sys\nFILES = sys.argv[1:]\n" + textwrap.dedent(PROBES["orjson.loads loop"])
 """The plain loop as a program of its own (bench_index's probe, timed as a whole process)."""
 
 LISTING = """

@@ -60,6 +60,16 @@ def words_of(request: pytest.FixtureRequest) -> Iterator[tuple[str, list[bytes]]
         SCAN.set_secret_hints(marks.secret_words())
 
 
+def _on_both_roads(fixture: str, lists: list[tuple[str, list[bytes]]]) -> Any:
+    """The test once for every word list on each road (``fixture`` sets them)."""
+    params = [(r, w) for r in ROADS for w in lists]
+    ids = [f"{r}-{w[0]}" for r in ROADS for w in lists]
+    return pytest.mark.parametrize(fixture, params, ids=ids, indirect=True)
+
+
+EVERY_LIST = _on_both_roads("words_of", WORD_LISTS)
+
+
 def _raw(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
@@ -93,12 +103,7 @@ def _texts(words: list[bytes]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize(
-    "words_of",
-    [(r, w) for r in ROADS for w in WORD_LISTS],
-    ids=[f"{r}-{w[0]}" for r in ROADS for w in WORD_LISTS],
-    indirect=True,
-)
+@EVERY_LIST
 def test_every_place_matches_the_plain_search(words_of: tuple[str, list[bytes]]) -> None:
     _name, words = words_of
     texts = _texts(words)
@@ -107,12 +112,7 @@ def test_every_place_matches_the_plain_search(words_of: tuple[str, list[bytes]])
         assert secret == _plain(text, words), text
 
 
-@pytest.mark.parametrize(
-    "words_of",
-    [(r, w) for r in ROADS for w in WORD_LISTS],
-    ids=[f"{r}-{w[0]}" for r in ROADS for w in WORD_LISTS],
-    indirect=True,
-)
+@EVERY_LIST
 def test_random_texts_match_the_plain_search(words_of: tuple[str, list[bytes]]) -> None:
     _name, words = words_of
     rng = random.Random(8)
@@ -126,12 +126,7 @@ def test_random_texts_match_the_plain_search(words_of: tuple[str, list[bytes]]) 
         assert secret == _plain(text, words), text
 
 
-@pytest.mark.parametrize(
-    "words_of",
-    [(r, w) for r in ROADS for w in WORD_LISTS],
-    ids=[f"{r}-{w[0]}" for r in ROADS for w in WORD_LISTS],
-    indirect=True,
-)
+@EVERY_LIST
 def test_values_of_other_kinds_match_the_plain_search(words_of: tuple[str, list[bytes]]) -> None:
     """Numbers and arrays as written, of every length around the sixteen-start turns."""
     _name, words = words_of
@@ -179,12 +174,7 @@ def _sent_to_python(texts: list[str]) -> list[bool]:
     return [i in slow for i in range(len(lines))]
 
 
-@pytest.mark.parametrize(
-    "hints_of",
-    [(r, w) for r in ROADS for w in HINT_LISTS],
-    ids=[f"{r}-{w[0]}" for r in ROADS for w in HINT_LISTS],
-    indirect=True,
-)
+@_on_both_roads("hints_of", HINT_LISTS)
 def test_hints_everywhere_match_the_plain_search(hints_of: list[bytes]) -> None:
     words = hints_of
     texts = []
