@@ -322,6 +322,7 @@ static PyObject *note_words(PyObject *self, PyObject *noargs) {
 
 static PyMethodDef methods[] = {
     {"chain_groups", chain_groups, METH_VARARGS, "Root row -> rows of its tree (two or more), from rows and their parent rows."},
+    {"chain_list", chain_list, METH_VARARGS, "Summary's chain objects from the groups, the ids and the final exits."},
     {"count_picked", count_picked, METH_VARARGS, "Rows picked whose int64 value is one of two."},
     {"known_sum", known_sum, METH_VARARGS, "Sum of an int64 column's values but one (None on overflow)."},
     {"ones", ones, METH_VARARGS, "Positions of the bytes equal to 1 in a 0/1 column, from a start."},

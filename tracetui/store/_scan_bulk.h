@@ -341,3 +341,59 @@ static PyObject *ones(PyObject *self, PyObject *args) {
     PyBuffer_Release(&col);
     return out;
 }
+
+/* chain_list(groups, ids, finals) -> [{"root": ids[root], "attempts": [ids[r] for r in rows],
+ *   "final_exit_code": finals[i]} for the i-th (root, rows) of groups], summary's chains (SPEC
+ *   §4): one dict and one list a chain made here, without a Python call per id. The rows must
+ *   be ints within ids; anything else raises (the caller then builds the list in Python). */
+static PyObject *chain_list(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *groups, *ids, *finals;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &groups, &PyList_Type, &ids, &PyList_Type, &finals))
+        return NULL;
+    if (PyList_GET_SIZE(finals) != PyDict_GET_SIZE(groups)) {
+        PyErr_SetString(PyExc_ValueError, "one final exit a chain");
+        return NULL;
+    }
+    static PyObject *k_root, *k_attempts, *k_final;
+    if (!k_root && !(k_root = PyUnicode_InternFromString("root"))) return NULL;
+    if (!k_attempts && !(k_attempts = PyUnicode_InternFromString("attempts"))) return NULL;
+    if (!k_final && !(k_final = PyUnicode_InternFromString("final_exit_code"))) return NULL;
+    Py_ssize_t n_ids = PyList_GET_SIZE(ids), pos = 0, i = 0;
+    PyObject *out = PyList_New(PyDict_GET_SIZE(groups)), *root, *rows;
+    if (!out) return NULL;
+    while (PyDict_Next(groups, &pos, &root, &rows)) {
+        if (!PyList_Check(rows)) { PyErr_SetString(PyExc_TypeError, "a chain's rows are a list"); goto fail; }
+        Py_ssize_t r = PyLong_AsSsize_t(root), m = PyList_GET_SIZE(rows);
+        if (r == -1 && PyErr_Occurred()) goto fail;
+        if (r < 0 || r >= n_ids) { PyErr_SetString(PyExc_IndexError, "a root outside the ids"); goto fail; }
+        PyObject *attempts = PyList_New(m);
+        if (!attempts) goto fail;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            Py_ssize_t a = PyLong_AsSsize_t(PyList_GET_ITEM(rows, j));
+            if (a == -1 && PyErr_Occurred()) { Py_DECREF(attempts); goto fail; }
+            if (a < 0 || a >= n_ids) {
+                Py_DECREF(attempts);
+                PyErr_SetString(PyExc_IndexError, "a row outside the ids");
+                goto fail;
+            }
+            PyObject *id = PyList_GET_ITEM(ids, a);
+            Py_INCREF(id);
+            PyList_SET_ITEM(attempts, j, id);
+        }
+        PyObject *chain = PyDict_New();
+        if (!chain || PyDict_SetItem(chain, k_root, PyList_GET_ITEM(ids, r)) < 0 ||
+            PyDict_SetItem(chain, k_attempts, attempts) < 0 ||
+            PyDict_SetItem(chain, k_final, PyList_GET_ITEM(finals, i)) < 0) {
+            Py_XDECREF(chain);
+            Py_DECREF(attempts);
+            goto fail;
+        }
+        Py_DECREF(attempts);
+        PyList_SET_ITEM(out, i++, chain);
+    }
+    return out;
+fail:
+    Py_DECREF(out); /* the items not set yet are NULL, which a list's dealloc skips */
+    return NULL;
+}

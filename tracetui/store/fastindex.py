@@ -74,6 +74,23 @@ def chain_groups(
     return got
 
 
+def chain_list(
+    groups: dict[int, list[int]], ids: list[str | None], finals: list[int | None]
+) -> list[dict[str, Any]]:
+    """Summary's chain objects (SPEC §4): for the i-th root and rows of ``groups``, its root's
+    id, its rows' ids and ``finals[i]``; made in C when the compiled module is there."""
+    if _bulk("chain_list"):
+        try:
+            made: list[dict[str, Any]] = _scan.chain_list(groups, ids, finals)
+            return made
+        except (ValueError, TypeError, IndexError, OverflowError):  # the plain build says why
+            pass
+    return [
+        {"root": ids[root], "attempts": [ids[r] for r in rows], "final_exit_code": final}
+        for (root, rows), final in zip(groups.items(), finals, strict=True)
+    ]
+
+
 def known_sum(column: array[int], skip: int) -> int:
     """The sum of an ``array("q")``'s values other than ``skip``, without an int per value
     when the compiled module is there."""
