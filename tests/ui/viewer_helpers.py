@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import unicodedata
 
 from textual import events
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from textual.worker import WorkerCancelled
 
 from tracetui.store.runset import open_paths
 from tracetui.ui.app import TraceApp
@@ -22,10 +24,19 @@ def make_app(path: str = FLAKY) -> TraceApp:
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
     """Wait for every worker (indexing, search) and the messages they posted."""
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
+
+
+async def workers_done(app: TraceApp) -> None:
+    """Every worker of ``app`` ended; one cancelled counts as ended (the picker's counts stop
+    when its screen closes before they are done, which ``wait_for_complete`` raises for). A
+    worker that failed still raises."""
+    for worker in list(app.workers):
+        with contextlib.suppress(WorkerCancelled):
+            await worker.wait()
 
 
 def key_event(key: str) -> events.Key:
