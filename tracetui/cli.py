@@ -22,6 +22,7 @@ import sys
 
 from tracetui.errors import UsageError, ViewerCrashed
 from tracetui.model.text import neutralize_line
+from tracetui.streams import to_null
 
 # Order here is the order in ``tracetui --help``.
 COMMANDS = ("view", "run", "show", "lint", "summary", "tail", "rerun", "report", "export", "demo")
@@ -123,13 +124,7 @@ def _flush_or_drop_stdout() -> None:
 
 
 def _drop_stdout() -> None:
-    """Point stdout at the null device: what it still holds cannot be written (its reader is
-    gone, its disk full), and the exit's own flush must not fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, AttributeError):  # no stdout, or one that is not a file
-        pass
+    to_null(sys.stdout)
 
 
 def _dispatch(args_list: list[str]) -> int:

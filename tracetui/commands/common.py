@@ -23,6 +23,19 @@ def batch_mode() -> None:
     gc.disable()
 
 
+def done_with(indexes: list[RunIndex]) -> None:
+    """A batch command is done with its indexes: each one's cache entry written (a bug in that
+    write is raised here), each closed (its temp copies go now), and the process allowed to
+    end without freeing them one object at a time (tracetui/quick_exit.py)."""
+    from tracetui import quick_exit
+    from tracetui.store.cache_state import state_of
+
+    for ix in indexes:
+        state_of(ix)
+        ix.close()
+    quick_exit.allow()
+
+
 def load_runs(paths: list[str], *, save_behind: bool = False) -> list[RunIndex]:
     """Open and index every run named by ``paths``; notes go to stderr, missing paths → exit 2.
 

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def main(args: argparse.Namespace) -> int:
     from tracetui.analysis.lint import RULES, WARNING, lint_index
-    from tracetui.commands.common import batch_mode, load_runs
+    from tracetui.commands.common import batch_mode, done_with, load_runs
     from tracetui.errors import UsageError
     from tracetui.model.text import dump_json, neutralize_line
 
@@ -71,14 +71,7 @@ def main(args: argparse.Namespace) -> int:
         # The reader went away (`tracetui lint … | head`): lint's verdict is still its status
         # (what stdout holds then goes to the null device in tracetui/cli.py).
         pass
-    from tracetui import quick_exit
-    from tracetui.store.cache_state import state_of
-
-    for ix in indexes:  # their temp copies go now: the process may end without its teardown
-        state_of(ix)  # once the entry is written (a bug in that write is raised here)
-        ix.close()
-
-    quick_exit.allow()
+    done_with(indexes)
     if errors or (args.strict and warnings):
         return 1
     return 0

@@ -16,6 +16,7 @@ import sys
 from typing import TextIO
 
 from tracetui.errors import UsageError
+from tracetui.streams import to_null
 
 
 def _cap(text: str) -> int | None:
@@ -215,7 +216,7 @@ def main(args: argparse.Namespace) -> int:
             # The reader went away (`tracetui run -- make | head`): the record is whole and the
             # command's status stands (under pipefail a failing command must not pass); what
             # is left for this stream goes nowhere.
-            _to_null(stream)
+            to_null(stream)
         except OSError as exc:  # a full disk under `> FILE`: the view the record holds was cut
             print(
                 f"tracetui run: the capped {name} was not written whole: "
@@ -237,17 +238,6 @@ def main(args: argparse.Namespace) -> int:
         if id_file:
             _write_id(id_file, cid)
     return result.exit_status
-
-
-def _to_null(stream: TextIO) -> None:
-    """Point ``stream``'s descriptor at the null device (its reader has gone): its buffer's
-    last flush, at exit, then succeeds instead of raising again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
 
 
 def _whole_parent(log: str, parent: str) -> str:

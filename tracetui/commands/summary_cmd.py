@@ -105,14 +105,11 @@ def main(args: argparse.Namespace) -> int:
     return _closed(indexes)
 
 
-def _closed(indexes: Sequence[RunIndex]) -> int:
-    """Close the indexes (their temp copies go now): the process may then end without freeing
-    them one object at a time (tracetui/quick_exit.py). The command's status: 0."""
-    from tracetui import quick_exit
+def _closed(indexes: list[RunIndex]) -> int:
+    """The command's status, 0, once it is done with its indexes (commands/common.py)."""
+    from tracetui.commands.common import done_with
 
-    for ix in indexes:
-        ix.close()
-    quick_exit.allow()
+    done_with(indexes)
     return 0
 
 
