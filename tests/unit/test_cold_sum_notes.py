@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from records import encode_line, imported, tool
 
-from tracetui.analysis import notes, suspicion_scan
+from tracetui.analysis import notes, raw_lines
 from tracetui.analysis.lint import lint_index
 from tracetui.analysis.suspicions import CODES, count_suspicions, suspicious_rows
 from tracetui.model import marks
@@ -275,7 +275,7 @@ def test_random_set_counts_as_lint(
     """Every verdict path at once (marks, the byte looks, the rules), read chunked or line by
     line; the same count without marks (every row read), and the rows as suspicious_rows has
     them."""
-    monkeypatch.setattr(suspicion_scan, "SPARSE", sparse)
+    monkeypatch.setattr(raw_lines, "SPARSE", sparse)
     rng = random.Random(11)
     recs = [random_record(rng, i) for i in range(1500)]
     path = tmp_path / "B.jsonl"
@@ -297,7 +297,7 @@ def test_member_cut_short_after_indexing(
 ) -> None:
     """A member truncated after it was indexed: the rows past its new end are not read (they
     count nothing), in either reading, and nothing raises."""
-    monkeypatch.setattr(suspicion_scan, "SPARSE", sparse)
+    monkeypatch.setattr(raw_lines, "SPARSE", sparse)
     recs = [cut(f"c{i}", preview_stdout="x truncated") for i in range(40)]  # read: marked ALL
     path = write(tmp_path, recs)
     ix = build_index(open_path(str(path))[0])

@@ -14,15 +14,17 @@ every rule, the reference the chosen reading is tested against.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 # Importing the rules modules is what registers them in RULES (lint_incidents imports
 # lint_rules first, so the contract rules come first).
 from tracetui.analysis import lint_incidents  # noqa: F401
+from tracetui.analysis.lint_marked import QUICK_MARKS, read_quick
 from tracetui.analysis.lint_registry import ERROR, RULES, WARNING, Rule, imported, rules_on
 from tracetui.analysis.lint_select import SECRET_RULE, rows_to_read, selection_usable
+from tracetui.analysis.raw_lines import RawLines
 from tracetui.model.spans import Span
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
@@ -96,20 +98,29 @@ def lint_index(index: RunIndex, *, every_row: bool = False) -> list[Issue]:
     gated: set[int] = set()  # rows whose record failed a gate rule: nothing else is checked
     line_rules, per_record = rules_on("bad_line"), record_rules()
     no_secrets = tuple(r for r in per_record if r.code != SECRET_RULE)
+    n = len(index)
     if every_row or not selection_usable(index):
-        rows: Iterable[tuple[int, bool]] = ((row, True) for row in range(len(index)))
+        rows: Sequence[tuple[int, bool]] = [(row, True) for row in range(n)]
+        quick = bytes(n)  # row → 1 where the quick reading may judge it (lint_marked.py)
     else:
-        rows = rows_to_read(index)
-    for row, secrets in rows:
-        path, line = index.location(row)
-        got = index.get(row)
-        if isinstance(got, BadLine):
-            issues.extend(Issue(path, line, r.code, m) for r in line_rules for m in r.check(got))
-            continue
-        findings = check_record(got.raw, got, per_record if secrets else no_secrets)
-        if findings and RULES[findings[0][0]].gate:  # a gate's findings come alone
-            gated.add(row)
-        issues.extend(Issue(path, line, code, msg) for code, msg in findings)
+        rows, quick = rows_to_read(index), index.marks[:n].tobytes().translate(QUICK_MARKS)
+    with RawLines.for_rows(index, len(rows)) as raw:
+        for row, secrets in rows:
+            path, line = index.location(row)
+            found = read_quick(raw, row) if quick[row] else None
+            if found is not None:
+                issues.extend(Issue(path, line, code, msg) for code, msg in found)
+                continue
+            got = index.get(row)
+            if isinstance(got, BadLine):
+                issues.extend(
+                    Issue(path, line, r.code, m) for r in line_rules for m in r.check(got)
+                )
+                continue
+            findings = check_record(got.raw, got, per_record if secrets else no_secrets)
+            if findings and RULES[findings[0][0]].gate:  # a gate's findings come alone
+                gated.add(row)
+            issues.extend(Issue(path, line, code, msg) for code, msg in findings)
     frozen = frozenset(gated)
     for r in rules_on("run"):
         issues.extend(Issue(path, line, r.code, msg) for path, line, msg in r.check(index, frozen))

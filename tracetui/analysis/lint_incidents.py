@@ -67,11 +67,16 @@ def failure_past_head(rec: dict[str, Any], span: Span) -> Iterator[str]:
         return
     for st in span.streams:
         if st.truncated and stated_clip(rec, st.name, st.marker) == "head":
-            lost = "an unknown amount" if st.hidden_bytes is None else f"{st.hidden_bytes} bytes"
-            yield (
-                f"exit {code} and {st.name} kept only its head: {lost} at its end, where a "
-                "failure is summarised, never seen"
-            )
+            yield head_kept(code, st.name, st.hidden_bytes)
+
+
+def head_kept(code: int, stream: str, hidden: int | None) -> str:
+    """TT019's finding: a failed command (exit ``code``) whose ``stream`` kept only its head."""
+    lost = "an unknown amount" if hidden is None else f"{hidden} bytes"
+    return (
+        f"exit {code} and {stream} kept only its head: {lost} at its end, where a failure is "
+        "summarised, never seen"
+    )
 
 
 # --------------------------------------------------------------- TT020
@@ -164,17 +169,25 @@ def retry_under_same_cap(index: RunIndex, gated: frozenset[int]) -> Iterator[Loc
     "the agent's note predicted success while the exit was nonzero or a stream was cut",
 )
 def success_believed(rec: dict[str, Any], span: Span) -> Iterator[str]:
-    code = span.exit_code
-    cut = [st.name for st in span.streams if st.truncated]
+    found = success_against(
+        span.exit_code, [st.name for st in span.streams if st.truncated], span.agent_note
+    )
+    if found is not None:
+        yield found
+
+
+def success_against(code: int | None, cut: list[str], note: str | None) -> str | None:
+    """TT022's finding, or None: ``note`` predicts success while the exit ``code`` is nonzero
+    or the streams ``cut`` were cut."""
     failed = code is not None and code != 0
     if not (failed or cut):
-        return
-    word = predicted_success(span.agent_note)
+        return None
+    word = predicted_success(note)
     if word is None:
-        return
+        return None
     what = [f"the command exited {code}"] if failed else []
     what += [f"{' and '.join(cut)} {'was' if len(cut) == 1 else 'were'} cut"] if cut else []
-    yield f'the note predicted success ("{word}") but {" and ".join(what)}'
+    return f'the note predicted success ("{word}") but {" and ".join(what)}'
 
 
 # --------------------------------------------------------------- TT023

@@ -1,16 +1,21 @@
-"""Which rows ``tracetui lint`` must read in full, from the index's columns (lint at summary speed).
+"""Which rows ``tracetui lint`` must read, from the index's columns (lint at summary speed).
 
 The C scanner marks each row with the rules that may fire on it (:mod:`tracetui.model.marks`):
 a mark is conservative (it may be set where nothing fires, never missing where something
-does). Lint reads in full, through :meth:`RunIndex.get`, only
+does), and on a row the scanner judged its HEAD_CUT and SAYS_PASS verdicts are exact. Lint
+reads only
 
 - rows with a :data:`~tracetui.model.marks.FULL_READ` mark (a secret word, a contract field that
   may be broken, a field of an odd type, an imported record, a cut of unknown size), and rows
   the scanner did not judge (marked ``ALL``: bad lines, the scanner's slow lines, re-runs, rows
   read line by line);
-- rows that failed with an exit code and were cut (TT019 reads their streams);
-- rows with a note that failed or were cut, when a look at the note's bytes finds that it
-  predicts success (TT022), or cannot tell.
+- rows where the scanner's verdicts say TT019 or TT022 fires: HEAD_CUT on a row that failed with
+  an exit code and was cut, SAYS_PASS on a row that failed with an exit code or was cut
+  (``summary``'s suspicion count reads the same verdicts as they are). A failed or cut row with
+  neither, and no FULL_READ mark, fires nothing.
+
+Most of the rows read carry no FULL_READ mark: only TT019 and TT022 may fire on them, and lint
+judges them from a few fields (:mod:`tracetui.analysis.lint_marked`).
 
 Every other row can fire no per-record rule, so it is not read; the whole-run rules (TT010–TT012,
 TT018, TT021) use the columns and read what they need themselves. TT015, the slowest rule (every
@@ -27,15 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tracetui.analysis.lint_registry import RULES
-from tracetui.analysis.notes import predicted_success
-from tracetui.analysis.raw_lines import (
-    RawLines,
-    columns_and,
-    columns_or,
-    json_string,
-    ones,
-    value_at,
-)
+from tracetui.analysis.raw_lines import RawLines, columns_and, columns_or, ones
 from tracetui.model import marks
 from tracetui.model.flags import FAILED, NULL_EXIT, TRUNCATED
 from tracetui.store.index import RunIndex
@@ -51,19 +48,19 @@ the scanner leaves to Python: marked ALL)."""
 Selection = list[tuple[int, bool]]
 """``(row, secrets)`` in row order: the rows to read, and whether TT015 must look at each."""
 
-# Byte value → 1 when the marks send the row to the full reading / when it carries a note.
+# Byte value → 1 when the marks send the row to the full reading.
 _READ_MARKS = bytes(1 if m & marks.FULL_READ else 0 for m in range(256))
-_NOTE_MARKS = bytes(1 if m & marks.NOTE else 0 for m in range(256))
+_HEAD_CUT = bytes(1 if m & marks.HEAD_CUT else 0 for m in range(256))
+_SAYS_PASS = bytes(1 if m & marks.SAYS_PASS else 0 for m in range(256))
 _SECRET_MARKS = bytes(1 if m & marks.SECRET else 0 for m in range(256))
 # Flags → 1 for a row that exited nonzero with a code and was cut (TT019 may fire) / that
-# exited nonzero with a code or was cut (TT022 asks its note).
+# exited nonzero with a code or was cut (TT022 may fire).
 _FAILED_CUT = bytes(
     1 if f & TRUNCATED and f & FAILED and not f & NULL_EXIT else 0 for f in range(256)
 )
 _FAILED_OR_CUT = bytes(
     1 if f & TRUNCATED or (f & FAILED and not f & NULL_EXIT) else 0 for f in range(256)
 )
-_NOTE_KEY = b'"agent_note"'
 
 
 def selection_usable(index: RunIndex) -> bool:
@@ -86,12 +83,11 @@ def rows_to_read(index: RunIndex) -> Selection:
     n = len(index)
     row_marks = index.marks[:n].tobytes()
     flags = index.flags[:n].tobytes()
-    read = columns_or(row_marks.translate(_READ_MARKS), flags.translate(_FAILED_CUT))
-    ask = columns_and(row_marks.translate(_NOTE_MARKS), flags.translate(_FAILED_OR_CUT))
-    rows = set(ones(read))
-    rows.update(_notes_to_read(index, (r for r in ones(ask) if r not in rows)))
+    head_cut = columns_and(row_marks.translate(_HEAD_CUT), flags.translate(_FAILED_CUT))
+    says_pass = columns_and(row_marks.translate(_SAYS_PASS), flags.translate(_FAILED_OR_CUT))
+    read = columns_or(row_marks.translate(_READ_MARKS), columns_or(head_cut, says_pass))
     secret = row_marks.translate(_SECRET_MARKS)
-    chosen = sorted(rows)
+    chosen = ones(read)
     unmarked = _secrets_unmarked(index, (r for r in chosen if row_marks[r] == marks.ALL))
     return [(row, secret[row] == 1 and unmarked.get(row, True)) for row in chosen]
 
@@ -108,25 +104,4 @@ def _secrets_unmarked(index: RunIndex, rows: Iterable[int]) -> dict[int, bool]:
             if got is not None:
                 buf, start, end = got
                 out[row] = marks.line_may_hold_secret(buf[start:end])
-    return out
-
-
-def _notes_to_read(index: RunIndex, rows: Iterable[int]) -> list[int]:
-    """Of ``rows`` (failed or cut, with a note), those whose note may predict success: read in
-    full, so TT022 says so in its own words. A note is judged from its bytes when the line holds
-    its key once and its value is a plain string; otherwise the row is read."""
-    out = []
-    with RawLines(index) as raw:
-        for row in rows:
-            got = raw.locate(row)
-            if got is None:
-                out.append(row)  # not where the index says: the full reading reports it
-                continue
-            buf, start, end = got
-            if buf.count(_NOTE_KEY, start, end) != 1:
-                out.append(row)
-                continue
-            note = json_string(buf, value_at(buf, _NOTE_KEY, start, end), end)
-            if note is None or predicted_success(note) is not None:
-                out.append(row)
     return out

@@ -35,12 +35,11 @@ from tracetui.analysis.raw_lines import (
     ones,
     value_at,
 )
+from tracetui.analysis.record_evidence import NotPlain, stream_evidence
 from tracetui.model import marks
 from tracetui.model.fields import as_text
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
-from tracetui.model.markers import Marker, find_marker
 from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
-from tracetui.model.truncation import judge_stream
 from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
 
@@ -140,7 +139,7 @@ def _walk(
     row_marks = index.marks if len(index.marks) >= n else None
     left = len(rows) - (0 if judged is None else judged.count(1))
     # Few rows left to read, far apart (the scanner's verdicts gave the others): a read each.
-    with RawLines(index, sparse=left * SPARSE < n) as raw:
+    with RawLines.for_rows(index, left) as raw:
         for row in rows:
             f = flags[row]
             m = marks.ALL if row_marks is None else row_marks[row]
@@ -197,9 +196,6 @@ def _walk(
                 yield row, codes
 
 
-SPARSE = 64
-"""Lines read one by one when fewer than one row in this many is read (a row pread costs about
-what copying ~50 rows' bytes does; a 4 MiB read holds ~3,000 rows of a tracetui run)."""
 _RULES_READ = marks.CONTRACT | marks.TYPES | marks.IMPORTED
 """Marks of a row whose verdicts the scanner's marks do not give: TT001 may stop it, a field the
 verdicts read may be of another type, or it is an imported record (the rules judge those)."""
@@ -251,10 +247,10 @@ def _stream_codes(obj: Any, failed: bool) -> set[str] | None:
     codes = set()
     cut = False
     for name in STREAMS:
-        evidence = _evidence(obj, name, dialect == FEEDBACK)
-        if evidence is None:
+        try:
+            truncated, nbytes, hidden, marker = stream_evidence(obj, name, dialect == FEEDBACK)
+        except NotPlain:
             return None
-        truncated, nbytes, hidden, marker = evidence
         cut = cut or bool(truncated)
         if failed and truncated and stated_clip(obj, name, marker) == "head":
             codes.add("TT019")
@@ -264,32 +260,6 @@ def _stream_codes(obj: Any, failed: bool) -> set[str] | None:
     if (failed or cut) and predicted_success(None if note is None else as_text(note)) is not None:
         codes.add("TT022")
     return codes
-
-
-def _evidence(
-    obj: dict[str, Any], name: str, feedback: bool
-) -> tuple[bool | None, int | None, int | None, Marker | None] | None:
-    """``(truncated, bytes, hidden bytes, marker)`` of one stream, as ``normalize`` would judge
-    them; None for a field of a type normalising would note as a problem."""
-    if feedback:
-        tail = obj.get(f"{name}_tail")
-        if tail is not None and type(tail) is not str:
-            return None
-        marker = find_marker(tail) if tail else None
-        truncated, hidden = judge_stream(None, None, None, marker, None, None)
-        return truncated, None, hidden, marker
-    values = [obj.get(f"{name}_{k}") for k in ("bytes", "cap", "head_bytes", "tail_bytes")]
-    if any(v is not None and type(v) is not int for v in values):
-        return None
-    flag, preview = obj.get(f"{name}_truncated"), obj.get(f"preview_{name}")
-    if (flag is not None and type(flag) is not bool) or (
-        preview is not None and type(preview) is not str
-    ):
-        return None
-    nbytes, cap, head, tail_bytes = values
-    marker = find_marker(preview) if preview else None
-    truncated, hidden = judge_stream(nbytes, cap, flag, marker, head, tail_bytes)
-    return truncated, nbytes, hidden, marker
 
 
 def _by_rules(rules: tuple[Rule, ...], obj: Any, parent_obj: Any) -> set[str]:

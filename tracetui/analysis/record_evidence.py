@@ -1,0 +1,74 @@
+"""What a parsed record in one of tracetui's dialects says about its exit and its streams, read
+straight from its fields, without building a :class:`~tracetui.model.spans.Span`.
+
+For the passes that judge many rows by the incident rules' predicates (``summary``'s suspicion
+count, lint's rows that only TT019 and TT022 may fire on): normalising a record reads some thirty
+fields through typed accessors, where these need a handful. Each answer is what ``normalize``
+would make of the same fields, or :class:`NotPlain` where a field holds a value of a type (or
+range) normalising would note as a problem or read as another (an exit code of ``1.0``): then
+the caller gives the record to the rules themselves.
+tests/unit/test_record_evidence.py holds both to ``normalize`` on random records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracetui.model.fields import INT_MAX, INT_MIN
+from tracetui.model.markers import Marker, find_marker
+from tracetui.model.spans import TRUNCATION_SPAN
+from tracetui.model.truncation import judge_stream
+
+Evidence = tuple[bool | None, int | None, int | None, Marker | None]
+"""One stream's ``(truncated, bytes, hidden bytes, marker)``, as its StreamFacts holds them."""
+
+
+class NotPlain(Exception):
+    """A field holds a value normalising would note as a problem: the rules must judge it."""
+
+
+def _plain_int(v: Any) -> bool:
+    """An integer the span reads as it is (no bool, no float, inside the 64-bit range)."""
+    return type(v) is int and INT_MIN <= v <= INT_MAX
+
+
+def stream_evidence(obj: dict[str, Any], name: str, feedback: bool) -> Evidence:
+    """Stream ``name``'s evidence (``feedback``: the record is in the feedback dialect, which
+    keeps a tail and no byte counts); raises :class:`NotPlain`."""
+    if feedback:
+        tail = obj.get(f"{name}_tail")
+        if tail is not None and type(tail) is not str:
+            raise NotPlain(f"{name}_tail")
+        marker = find_marker(tail) if tail else None
+        truncated, hidden = judge_stream(None, None, None, marker, None, None)
+        return truncated, None, hidden, marker
+    values = [obj.get(f"{name}_{k}") for k in ("bytes", "cap", "head_bytes", "tail_bytes")]
+    if any(v is not None and not _plain_int(v) for v in values):
+        raise NotPlain(name)
+    flag, preview = obj.get(f"{name}_truncated"), obj.get(f"preview_{name}")
+    if (flag is not None and type(flag) is not bool) or (
+        preview is not None and type(preview) is not str
+    ):
+        raise NotPlain(name)
+    nbytes, cap, head, tail_bytes = values
+    marker = find_marker(preview) if preview else None
+    truncated, hidden = judge_stream(nbytes, cap, flag, marker, head, tail_bytes)
+    return truncated, nbytes, hidden, marker
+
+
+def exit_code(obj: dict[str, Any], dialect: str) -> int | None:
+    """The record's exit code as its span reads it (``returncode`` first in the truncation-span
+    dialect, when present); raises :class:`NotPlain`."""
+    key = "returncode" if dialect == TRUNCATION_SPAN and "returncode" in obj else "exit_code"
+    value = obj.get(key)
+    if value is None or _plain_int(value):
+        return value
+    raise NotPlain(key)
+
+
+def note(obj: dict[str, Any]) -> str | None:
+    """The agent's note as its span reads it; raises :class:`NotPlain` for one of another type."""
+    value = obj.get("agent_note")
+    if value is None or type(value) is str:
+        return value
+    raise NotPlain("agent_note")
