@@ -194,3 +194,80 @@ def test_member_cut_short_after_indexing(tmp_path: Path, monkeypatch: pytest.Mon
     found = lint_index(ix)
     assert found == lint_index(ix, every_row=True)
     assert {i.code for i in found} >= {"TT019", "TT013"}
+
+
+# ------------------------------------------------------------------ TT021's look at raw records
+ARGVS: list[Any] = [["make"], "make", ["make", "test"], [], None, ["make", 1], {"a": 1}, 7]
+CWDS: list[Any] = [".", "/src", None, ["."], "['.']", 3]
+
+
+def retry_pair(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A cut parent and its cut retry, in any dialect, argv and cwd drawn from odd values."""
+
+    def one(cid: str) -> dict[str, Any]:
+        if rng.random() < 0.25:
+            rec: dict[str, Any] = {
+                "command": rng.choice(ARGVS),
+                "stdout_tail": "…[truncated 5 bytes]…",
+            }
+            rec["command_id"] = cid
+        else:
+            rec = failed_cut(0)
+            rec["command_id"] = cid
+            rec["argv"] = rng.choice(ARGVS)
+            if rng.random() < 0.2:
+                rec["command"] = rng.choice(ARGVS)  # a stray key the dialect does not read
+        rec["cwd"] = rng.choice(CWDS)
+        return rec
+
+    parent, retry = one("p"), one("r")
+    retry["parent_command_id"] = "p"
+    if rng.random() < 0.4:  # the same command again, as a blind retry runs it
+        for key in ("argv", "command", "cwd"):
+            if key in parent:
+                retry[key] = parent[key]
+    return retry, parent
+
+
+def test_may_retry_blind_never_rules_out_a_blind_retry() -> None:
+    from tracetui.analysis.lint_incidents import blind_retry, may_retry_blind
+
+    rng = random.Random(21)
+    ruled_out = blind = 0
+    for _ in range(3000):
+        retry, parent = retry_pair(rng)
+        try:
+            why = blind_retry(normalize(retry), normalize(parent))
+        except NotASpan:
+            continue
+        blind += why is not None
+        if not may_retry_blind(retry, parent):
+            ruled_out += 1
+            assert why is None, (retry, parent)
+    assert ruled_out > 300 and blind > 50, (ruled_out, blind)
+
+
+@needs_scanner
+@pytest.mark.parametrize(
+    ("retry_argv", "parent_argv", "cwd"),
+    [("make", ["make"], "."), (["make"], "make", "."), (["make"], ["make"], ["."])],
+    ids=["shell-string-retry", "shell-string-parent", "cwd-a-list"],
+)
+def test_blind_retry_of_odd_fields_is_found_by_lint_and_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, retry_argv: Any, parent_argv: Any, cwd: Any
+) -> None:
+    """The span reads a shell string as one word and a list cwd as its text: the same command
+    as its parent's, so TT021 fires, and summary counts it as lint does."""
+    from tracetui.analysis.suspicions import count_suspicions
+
+    monkeypatch.setenv("TRACETUI_NO_CACHE", "1")
+    parent = failed_cut(0) | {"command_id": "p", "argv": parent_argv, "cwd": cwd}
+    retry = failed_cut(1, parent_command_id="p") | {"command_id": "r", "argv": retry_argv}
+    retry["cwd"] = str(cwd) if isinstance(cwd, list) else cwd
+    path = tmp_path / "B.jsonl"
+    path.write_bytes(encode_line(parent) + encode_line(retry))
+    ix = build_index(open_path(str(path))[0])
+    found = lint_index(ix)
+    assert found == lint_index(ix, every_row=True)
+    assert [i.code for i in found if i.code == "TT021"] == ["TT021"]
+    assert count_suspicions(ix)["TT021"] == 1

@@ -11,12 +11,13 @@ grown (issue 13: exporting one 8,000-span chain walked 32 million parent links).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
 from operator import itemgetter
 from typing import cast
 
+from tracetui.model.flags import TRUNCATED
 from tracetui.store.fastindex import chain_groups
 from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
@@ -26,6 +27,29 @@ _ON_PATH = -1
 """A walk's mark on the rows it has passed but not yet found the root of (rows are >= 0)."""
 TREES_KEPT = 16
 """Trees kept built (the viewer redraws the same chain on every step along it)."""
+
+_CUT = bytes(1 if f & TRUNCATED else 0 for f in range(256))
+"""Row flags → 1 for a cut row."""
+
+
+def cut_parents(index: RunIndex, rows: Iterable[int]) -> dict[int, int]:
+    """Row → its parent's row, for the ``rows`` (of those committed) cut like their parent, in
+    the order given (a retry TT021 may call blind: it asks the retry to cut again what its
+    parent cut). The flags are read and the parent ids looked up in bulk."""
+    n, flags, parent_ids = len(index), index.flags, index.parent_ids
+    cut = flags[:n].tobytes().translate(_CUT)
+    rows = list(rows)
+    if rows and max(rows) >= n:  # rows not committed yet (a follower's)
+        rows = [r for r in rows if r < n]
+    # The cut rows naming a parent, kept in order, at C speed.
+    linked = list(compress(rows, map(cut.__getitem__, rows)))
+    linked = list(compress(linked, map(parent_ids.__contains__, linked)))
+    prows = rows_of(index.id_rows, list(map(parent_ids.__getitem__, linked)))
+    return {
+        row: prow
+        for row, prow in zip(linked, prows, strict=True)
+        if prow is not None and prow != row and flags[prow] & TRUNCATED
+    }
 
 
 @dataclass(slots=True)
@@ -337,10 +361,12 @@ class ChainIndex:
         return {r: groups[r] for r in sorted(groups) if len(groups[r]) > 1}
 
     def cycles(self) -> list[list[int]]:
-        """Each retry cycle once, as its rows in set order."""
+        """Each retry cycle once, as its rows in set order (the parents looked up in bulk)."""
         found: list[list[int]] = []
         seen: set[int] = set()
-        for row in self._linked_rows():
+        linked = self._linked_rows()
+        parent_of = self._parent_rows(linked).get
+        for row in linked:
             if row in seen:
                 continue
             path: list[int] = []
@@ -349,7 +375,7 @@ class ChainIndex:
             while current is not None and current not in on_path and current not in seen:
                 path.append(current)
                 on_path.add(current)
-                current = self.parent_row(current)
+                current = parent_of(current)
             if current is not None and current in on_path:
                 found.append(sorted(path[path.index(current) :]))
             seen.update(path)

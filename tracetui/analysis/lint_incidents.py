@@ -22,11 +22,14 @@ from typing import Any
 
 # The contract rules register first, so their findings come first on a line.
 from tracetui.analysis import lint_rules  # noqa: F401
+from tracetui.analysis import record_evidence as evidence
+from tracetui.analysis.chains import cut_parents
 from tracetui.analysis.lint_registry import ERROR, WARNING, rule
 from tracetui.analysis.notes import predicted_success
-from tracetui.model.flags import TRUNCATED
+from tracetui.analysis.raw_lines import RawLines, load_json
+from tracetui.analysis.record_evidence import NotPlain
 from tracetui.model.markers import Marker, find_marker
-from tracetui.model.spans import Span
+from tracetui.model.spans import NotASpan, Span, detect_dialect
 from tracetui.store.index import RunIndex
 
 Located = tuple[str, int, str]
@@ -142,6 +145,20 @@ def blind_retry(retry: Span, parent: Span) -> str | None:
     )
 
 
+def may_retry_blind(retry: Any, parent: Any) -> bool:
+    """False when :func:`blind_retry` is sure to find nothing in these two parsed records: the
+    retry names no argv or cwd, or the argv or cwd differ, as their spans would read them. True
+    when it may find something, or when only their spans can tell (a field of another type)."""
+    if not isinstance(retry, dict) or not isinstance(parent, dict):
+        return True
+    try:
+        said = evidence.argv(retry, detect_dialect(retry)), evidence.text(retry, "cwd")
+        was = evidence.argv(parent, detect_dialect(parent)), evidence.text(parent, "cwd")
+    except (NotPlain, NotASpan):
+        return True
+    return bool(said[0]) and said[1] is not None and said == was
+
+
 @rule(
     "TT021",
     WARNING,
@@ -149,17 +166,23 @@ def blind_retry(retry: Span, parent: Span) -> str | None:
     on="run",
 )
 def retry_under_same_cap(index: RunIndex, gated: frozenset[int]) -> Iterator[Located]:
-    flags, id_rows = index.flags, index.id_rows
-    for row, pid in index.parent_ids.items():
-        prow = id_rows.get(pid)
-        # Both rows cut, or blind_retry says None: it asks the retry to cut what the parent cut.
-        if row in gated or prow is None or prow == row or not flags[prow] & flags[row] & TRUNCATED:
-            continue
-        retry, parent = index.span(row), index.span(prow)
-        why = blind_retry(retry, parent) if retry and parent else None
-        if why is not None:
-            path, line = index.location(row)
-            yield path, line, why
+    # Both rows cut, or blind_retry says None: it asks the retry to cut what the parent cut.
+    pairs = [(r, p) for r, p in cut_parents(index, index.parent_ids).items() if r not in gated]
+    with RawLines(index) as raw:
+        for row, prow in pairs:
+            # Most retries change the command: their records say so before any Span is built.
+            data, parent_data = raw.line(row), raw.line(prow)
+            if (
+                data is not None
+                and parent_data is not None
+                and not may_retry_blind(load_json(data), load_json(parent_data))
+            ):
+                continue
+            retry, parent = index.span(row), index.span(prow)
+            why = blind_retry(retry, parent) if retry and parent else None
+            if why is not None:
+                path, line = index.location(row)
+                yield path, line, why
 
 
 # --------------------------------------------------------------- TT022

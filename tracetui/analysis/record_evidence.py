@@ -16,7 +16,7 @@ from typing import Any
 
 from tracetui.model.fields import INT_MAX, INT_MIN
 from tracetui.model.markers import Marker, find_marker
-from tracetui.model.spans import TRUNCATION_SPAN
+from tracetui.model.spans import FEEDBACK, TRUNCATION_SPAN
 from tracetui.model.truncation import judge_stream
 
 Evidence = tuple[bool | None, int | None, int | None, Marker | None]
@@ -72,3 +72,25 @@ def note(obj: dict[str, Any]) -> str | None:
     if value is None or type(value) is str:
         return value
     raise NotPlain("agent_note")
+
+
+def argv(obj: dict[str, Any], dialect: str) -> tuple[str, ...]:
+    """The record's argv as its span reads it (``command`` in the feedback dialect; a shell
+    string is one word); raises :class:`NotPlain` for anything but a string or strings."""
+    key = "command" if dialect == FEEDBACK else "argv"
+    value = obj.get(key)
+    if value is None:
+        return ()
+    if type(value) is str:
+        return (value,)
+    if type(value) is list and all(type(a) is str for a in value):
+        return tuple(value)
+    raise NotPlain(key)
+
+
+def text(obj: dict[str, Any], key: str) -> str | None:
+    """A text field (``cwd``) as the span reads it; raises :class:`NotPlain` for another type."""
+    value = obj.get(key)
+    if value is None or type(value) is str:
+        return value
+    raise NotPlain(key)

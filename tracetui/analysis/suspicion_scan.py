@@ -17,12 +17,18 @@ lint's on every rule's cases, on random records of every dialect and on a set of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from itertools import compress
 from typing import Any
 
+from tracetui.analysis.chains import cut_parents
 from tracetui.analysis.lint import check_record
-from tracetui.analysis.lint_incidents import blind_retry, stated_clip, unknown_size_reason
+from tracetui.analysis.lint_incidents import (
+    blind_retry,
+    may_retry_blind,
+    stated_clip,
+    unknown_size_reason,
+)
 from tracetui.analysis.lint_registry import OWN_DIALECTS, RULES, Rule
 from tracetui.analysis.lint_rules import missing_contract_keys
 from tracetui.analysis.notes import predicted_success
@@ -40,7 +46,6 @@ from tracetui.model import marks
 from tracetui.model.fields import as_text
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
 from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
-from tracetui.store.id_registry import rows_of
 from tracetui.store.index import RunIndex
 
 CODES = ("TT019", "TT020", "TT021", "TT022", "TT023", "TT024", "TT025")
@@ -107,7 +112,7 @@ def _plan(index: RunIndex, first: int) -> tuple[list[int], dict[int, int], bytes
     column of the rows the marks judge (None when none are: an imported run, no marks)."""
     n = len(index)
     if index.run.source_format is not None:  # an imported run: small, every row may fire
-        return list(range(first, n)), _cut_parents(index, range(first, n)), None
+        return list(range(first, n)), cut_parents(index, range(first, n)), None
     rows, parents = candidates(index, first)
     if len(index.marks) < n:
         return rows, parents, None
@@ -160,7 +165,7 @@ def _walk(
             if parent is not None:
                 obj, parent_data = load_json(buf[start:end]), raw.line(parent)
                 parent_obj = load_json(parent_data) if parent_data is not None else None
-                if not _may_repeat(obj, parent_obj):
+                if not may_retry_blind(obj, parent_obj):
                     parent_obj = None  # another command: no blind retry
                     if _BY_MARKS[m]:  # then the scanner's verdicts, as for any other row
                         said = _by_marks(f, m)
@@ -277,26 +282,8 @@ def _by_rules(rules: tuple[Rule, ...], obj: Any, parent_obj: Any) -> set[str]:
     return codes
 
 
-def _may_repeat(obj: Any, parent: Any) -> bool:
-    """False when two raw records plainly run different commands (argv lists of strings that
-    differ, or cwds that differ); True when they may run the same one."""
-    if not isinstance(obj, dict) or not isinstance(parent, dict):
-        return False
-    for key in ("argv", "command", "cwd"):
-        a, b = obj.get(key), parent.get(key)
-        if _plain(a) and _plain(b) and a != b:
-            return False
-    return True
-
-
-def _plain(v: Any) -> bool:
-    return isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
-
-
-_CUT = bytes(1 if f & TRUNCATED else 0 for f in range(256))
 _NOT = bytes([1]) + bytes(255)
 """A 0/1 column → its complement (the rows the marks do not judge)."""
-"""Row flags → 1 for a cut row."""
 _MAY_FIRE = bytes(
     1 if f & (FAILED | TRUNCATED) and not f & (BAD | SIDECAR) else 0 for f in range(256)
 )
@@ -332,29 +319,9 @@ def candidates(index: RunIndex, first: int = 0) -> tuple[list[int], dict[int, in
     linked = list(index.parent_ids)
     if first:
         linked = [r for r in linked if r >= first]
-    parents = _cut_parents(index, linked)
+    parents = cut_parents(index, linked)
     rows.update(parents)
     return sorted(rows), parents
-
-
-def _cut_parents(index: RunIndex, rows: Iterable[int]) -> dict[int, int]:
-    """Row → its parent's row, for the ``rows`` (of those committed) cut like their parent
-    (blind_retry asks the retry to cut again what its parent cut): :func:`truncated_parent`
-    of each, the flags and the parent ids looked up in bulk."""
-    n, flags, parent_ids = len(index), index.flags, index.parent_ids
-    cut = flags[:n].tobytes().translate(_CUT)
-    rows = list(rows)
-    if rows and max(rows) >= n:  # rows not committed yet (a follower's)
-        rows = [r for r in rows if r < n]
-    # The cut rows naming a parent, kept in order, at C speed.
-    linked = list(compress(rows, map(cut.__getitem__, rows)))
-    linked = list(compress(linked, map(parent_ids.__contains__, linked)))
-    prows = rows_of(index.id_rows, list(map(parent_ids.__getitem__, linked)))
-    return {
-        row: prow
-        for row, prow in zip(linked, prows, strict=True)
-        if prow is not None and prow != row and flags[prow] & TRUNCATED
-    }
 
 
 # A byte-level look at a raw line, to tell rows that need the rules from rows that need only
