@@ -37,6 +37,7 @@ from tracetui.analysis.run_counts import RunCounts, count_run, run_times
 from tracetui.model.text import neutralize_line
 from tracetui.model.times import ago
 from tracetui.store.runset import Run
+from tracetui.ui.widgets.styles import style_or_plain
 
 LIST_ROWS = 20
 """Rows of the list in sight at most (the box grows to this, then scrolls)."""
@@ -164,7 +165,7 @@ class RunRows(ScrollView, can_focus=False):
         return self._row(self.shown[pos], width, pos == self.cursor)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"runrows--{name}", partial=True)
+        return style_or_plain(self, f"runrows--{name}")
 
     def _row(self, at: int, width: int, cursor: bool) -> Strip:
         counts = self.counts.get(at)

@@ -26,6 +26,7 @@ from tracetui.model.text import neutralize_line
 from tracetui.store.ids import shown_id
 from tracetui.store.index import RunIndex
 from tracetui.ui.widgets.redraw import show_text
+from tracetui.ui.widgets.styles import style_or_plain
 
 WINDOW = 200
 """Attempts drawn either side of the selected one."""
@@ -61,7 +62,7 @@ class ChainBody(Static):
     }
 
     def st(self, name: str) -> Style:
-        return self.get_component_rich_style(f"chain--{name}", partial=True)
+        return style_or_plain(self, f"chain--{name}")
 
 
 class ChainPane(VerticalScroll):

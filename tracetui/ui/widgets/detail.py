@@ -28,6 +28,7 @@ from tracetui.store.reader import BadLine
 from tracetui.store.runset import Run
 from tracetui.ui.widgets.detail_summary import DetailSummary
 from tracetui.ui.widgets.redraw import show_text
+from tracetui.ui.widgets.styles import style_or_plain
 
 MAX_DRAWN = 24_000
 """Characters of one preview part (or of the raw JSON) drawn; the rest is counted, not drawn."""
@@ -48,7 +49,7 @@ class DetailBody(Static):
     }
 
     def st(self, name: str) -> Style:
-        return self.get_component_rich_style(f"detail--{name}", partial=True)
+        return style_or_plain(self, f"detail--{name}")
 
 
 class DetailPane(VerticalScroll):

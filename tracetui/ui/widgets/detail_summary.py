@@ -19,6 +19,7 @@ from textual.widgets import Static
 from tracetui.analysis.rows import banner, never_shown
 from tracetui.model.spans import Span
 from tracetui.ui.widgets.redraw import show_text
+from tracetui.ui.widgets.styles import style_or_plain
 
 
 class DetailSummary(Static):
@@ -32,7 +33,7 @@ class DetailSummary(Static):
     }
 
     def st(self, name: str) -> Style:
-        return self.get_component_rich_style(f"summary--{name}", partial=True)
+        return style_or_plain(self, f"summary--{name}")
 
     def show_span(self, span: Span | None) -> None:
         """Draw the strip for ``span``; hide it when nothing was cut (or there is no span)."""

@@ -45,6 +45,7 @@ from tracetui.ui.host import ViewerHost
 from tracetui.ui.widgets.rerun_text import VERDICT_STYLE, diff_style, exit_text
 from tracetui.ui.widgets.rerun_unseen import FIRST_FAILURE, PAGE, draw_unseen
 from tracetui.ui.widgets.still_scroll import StillScroll
+from tracetui.ui.widgets.styles import style_or_plain
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds before the pane's re-run is killed (the CLI's default is longer: nobody watches it)."""
@@ -70,7 +71,7 @@ class RerunBody(Static):
     }
 
     def st(self, name: str) -> Style:
-        return self.get_component_rich_style(f"rerun--{name}", partial=True)
+        return style_or_plain(self, f"rerun--{name}")
 
 
 class RerunPane(Vertical):

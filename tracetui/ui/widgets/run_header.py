@@ -13,6 +13,7 @@ from tracetui.analysis.unknown_cuts import truncation_unknown
 from tracetui.model.text import neutralize_line
 from tracetui.store.index import RunIndex
 from tracetui.store.members import Stats as RunStats
+from tracetui.ui.widgets.styles import component_style
 
 
 class RunHeader(Static):
@@ -52,9 +53,10 @@ class RunHeader(Static):
         style = self._styles.get(name)
         if style is None:
             # Looked up in the CSS once per theme: a live run redraws this line on every batch.
-            style = self._styles[name] = self.get_component_rich_style(
-                f"header--{name}", partial=True
-            )
+            style = component_style(self, f"header--{name}")
+            if style is None:
+                return Style()  # not styled yet: kept only once it is
+            self._styles[name] = style
         return style
 
     def set_facts(

@@ -32,6 +32,7 @@ from tracetui.ui.recent_rows import RecentRows
 from tracetui.ui.widgets.row_strip import RIGHT_ALIGNED as RIGHT_ALIGNED  # (the column header)
 from tracetui.ui.widgets.row_strip import final_style, narrow_strip, text_strip
 from tracetui.ui.widgets.running import running_cells
+from tracetui.ui.widgets.styles import component_style
 
 CACHE_SIZE = 256
 
@@ -315,7 +316,10 @@ class SpanList(ScrollView, can_focus=True, inherit_bindings=False):
             elif name == "base":
                 style = self.rich_style
             else:
-                style = self.get_component_rich_style(f"spanlist--{name}", partial=True)
+                got = component_style(self, f"spanlist--{name}")
+                if got is None:
+                    return Style()  # not styled yet: kept only once it is
+                style = got
             self._styles[name] = style
         return style
 
