@@ -32,25 +32,37 @@ def _plain_int(v: Any) -> bool:
     return type(v) is int and INT_MIN <= v <= INT_MAX
 
 
+_KEYS = {
+    s: (f"{s}_bytes", f"{s}_cap", f"{s}_head_bytes", f"{s}_tail_bytes", f"{s}_truncated")
+    for s in ("stdout", "stderr")
+}
+_PREVIEW = {s: f"preview_{s}" for s in ("stdout", "stderr")}
+_TAIL = {s: f"{s}_tail" for s in ("stdout", "stderr")}
+
+
 def stream_evidence(obj: dict[str, Any], name: str, feedback: bool) -> Evidence:
     """Stream ``name``'s evidence (``feedback``: the record is in the feedback dialect, which
-    keeps a tail and no byte counts); raises :class:`NotPlain`."""
+    keeps a tail and no byte counts); raises :class:`NotPlain`.
+
+    (Written flat: lint runs it twice for most rows it reads.)"""
+    get = obj.get
     if feedback:
-        tail = obj.get(f"{name}_tail")
+        tail = get(_TAIL[name])
         if tail is not None and type(tail) is not str:
-            raise NotPlain(f"{name}_tail")
+            raise NotPlain(_TAIL[name])
         marker = find_marker(tail) if tail else None
         truncated, hidden = judge_stream(None, None, None, marker, None, None)
         return truncated, None, hidden, marker
-    values = [obj.get(f"{name}_{k}") for k in ("bytes", "cap", "head_bytes", "tail_bytes")]
-    if any(v is not None and not _plain_int(v) for v in values):
-        raise NotPlain(name)
-    flag, preview = obj.get(f"{name}_truncated"), obj.get(f"preview_{name}")
+    k_bytes, k_cap, k_head, k_tail, k_flag = _KEYS[name]
+    nbytes, cap, head, tail_bytes = get(k_bytes), get(k_cap), get(k_head), get(k_tail)
+    for v in (nbytes, cap, head, tail_bytes):
+        if v is not None and not (type(v) is int and INT_MIN <= v <= INT_MAX):
+            raise NotPlain(name)
+    flag, preview = get(k_flag), get(_PREVIEW[name])
     if (flag is not None and type(flag) is not bool) or (
         preview is not None and type(preview) is not str
     ):
         raise NotPlain(name)
-    nbytes, cap, head, tail_bytes = values
     marker = find_marker(preview) if preview else None
     truncated, hidden = judge_stream(nbytes, cap, flag, marker, head, tail_bytes)
     return truncated, nbytes, hidden, marker
