@@ -95,6 +95,7 @@ EVENT_NAMES = [
     ("event-00001-short.json", False),
     ("event-1-abcdefgh.json", False),
     ("event-00000-abcdefgh.jsonl", False),
+    ("event-00000-abcdefgh.json\n", False),  # "$" in the pattern took a name ending in a newline
     ("events.json", False),
     ("feedback_record.jsonl", False),
 ]
