@@ -72,8 +72,9 @@ KIND_PATTERN = re.compile(r'"kind"\s*:\s*"(' + "|".join(sorted(EVENT_KINDS)) + r
 _V1_KEYS = (("llm_message",), ("llm_response_id",), ("system_prompt", "tools"), ("action_id",))
 """Keys only V1 events have (beside ``source``): the SDK writes ``kind`` last, so in an event
 bigger than the head (a system prompt with its tools) the kind may not be in it."""
-EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9A-Za-z\-]{8,}\.json\Z")  # \Z: "$" lets a newline end a name
-"""The SDK's name for one event's file in a conversation's ``events/`` folder."""
+EVENT_FILE = re.compile(r"^event-(\d{5,})-[0-9A-Za-z\-]{8,}\.json\Z")
+"""The SDK's name for one event's file in a conversation's ``events/`` folder (``\\Z``, not ``$``,
+which would also take a name ending in a newline)."""
 _RESULTS = {"ObservationEvent", "AgentErrorEvent", "UserRejectObservation"}
 _SHELL_ACTIONS = {"TerminalAction", "ExecuteBashAction", "BashAction"}
 _NOT_TOOLS = {"finish", "think"}
