@@ -23,6 +23,12 @@ SPLITS = [
     ("zero", "B.0", ("B.0", 0, False)),
     ("zeros", "B.000", ("B.000", 0, False)),
     ("zero-gz", "B.0.gz", ("B.0", 0, True)),
+    # A planted name ending in a newline, or numbered in other scripts' digits, is no member
+    # (the pattern's "$" and "\d" took "B.2\n" as member 2 and "B.\u0661" as member 1).
+    ("newline", "B.2\n", ("B.2\n", 0, False)),
+    ("newline-gz", "B.2.gz\n", ("B.2.gz\n", 0, False)),
+    ("arabic-indic", "B.\u0661", ("B.\u0661", 0, False)),
+    ("fullwidth-gz", "B.\uff12.gz", ("B.\uff12", 0, True)),
     ("leading-zero", "B.01", ("B", 1, False)),
 ]
 

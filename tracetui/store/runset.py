@@ -20,7 +20,9 @@ from tracetui.store import sidecars
 from tracetui.store.file_kinds import file_kind
 
 SIDECAR_SUFFIX = sidecars.SUFFIX
-_ROTATED = re.compile(r"^(?P<base>.+?)\.(?P<n>\d+)(?P<gz>\.gz)?$")
+_ROTATED = re.compile(r"^(?P<base>.+?)\.(?P<n>[0-9]+)(?P<gz>\.gz)?\Z")
+"""A rotated member's name: ASCII digits only (``\\d`` takes any script's, which ``int`` reads),
+to the very end (``$`` also takes a name ending in a newline)."""
 MAX_MEMBER = 10_000
 """Highest rotation number read as a member: ``B.10000000`` is a name, not the 10-millionth
 member (a writer keeps a few dozen; nothing is ever sized by a number from a file name)."""
