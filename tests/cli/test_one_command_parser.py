@@ -74,5 +74,10 @@ def test_a_summary_imports_no_other_command() -> None:
     )
     shown = out.stdout.strip().splitlines()[-1]
     assert shown == str(
-        ["tracetui.commands.common", "tracetui.commands.latest", "tracetui.commands.summary_cmd"]
+        [
+            "tracetui.commands.common",
+            "tracetui.commands.latest",
+            "tracetui.commands.run_notes",
+            "tracetui.commands.summary_cmd",
+        ]
     )

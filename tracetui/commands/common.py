@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
+from tracetui.commands.run_notes import report_notes
 from tracetui.errors import UsageError
-from tracetui.model.text import neutralize_line
 from tracetui.store.build import build_index
 from tracetui.store.index import RunIndex
 from tracetui.store.runset import Run, RunSetError, open_paths
@@ -39,7 +37,6 @@ def done_with(indexes: list[RunIndex]) -> None:
 def load_runs(paths: list[str], *, save_behind: bool = False) -> list[RunIndex]:
     """Open and index every run named by ``paths``; notes go to stderr, missing paths → exit 2.
 
-    A note names files and may quote trace text (an importer's problems): neutralised, one line.
     ``save_behind``: as :func:`index_runs`'s.
     """
     try:
@@ -55,7 +52,6 @@ def index_runs(runs: list[Run], *, save_behind: bool = False) -> list[RunIndex]:
     indexes = []
     for run in runs:
         index = build_index(run, save_behind=save_behind)
-        for note in run.notes:
-            print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
+        report_notes(run)
         indexes.append(index)
     return indexes

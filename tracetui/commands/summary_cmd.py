@@ -117,7 +117,7 @@ def _kept_output(runs: list[Run]) -> bytes | None:
     """``summary --json`` of one unchanged run (a file, a rotated set or a folder holding one
     run), as an earlier summary of the same files printed it (tracetui/store/cache_output.py):
     the run is not indexed at all. None when not kept, or for several runs."""
-    from tracetui.model.text import neutralize_line
+    from tracetui.commands.run_notes import report_notes
     from tracetui.store import cache_output as kept_output
 
     if len(runs) != 1:
@@ -126,8 +126,7 @@ def _kept_output(runs: list[Run]) -> bytes | None:
     output = kept_output.recall_run(run)
     if output is None:
         return None
-    for note in run.notes:  # as load_runs reports them
-        print(f"tracetui: {neutralize_line(f'{run.name}: {note}')}", file=sys.stderr)
+    report_notes(run)  # as load_runs reports them
     return output
 
 

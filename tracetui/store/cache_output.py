@@ -14,14 +14,10 @@ not UTF-8): they go to the terminal as they are, and a cache file is hostile inp
 
 from __future__ import annotations
 
-import os
-import time
 from typing import TYPE_CHECKING
 
 from tracetui.model.text import neutralize
 from tracetui.store import cache_results
-from tracetui.store.cache import enabled, identify, run_key, state_key, worth_caching
-from tracetui.store.cache_files import cache_folder, touch
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:
@@ -46,23 +42,8 @@ def recall(index: RunIndex) -> bytes | None:
 def recall_run(run: Run) -> bytes | None:
     """The output kept for ``run`` as its files are now, without indexing it; None when none,
     or when the build that kept it added a note ``run`` does not have yet."""
-    if not enabled() or run.source_format is not None or not worth_caching(run):
-        return None
-    state = state_key(run, [identify(m.path) for m in run.members], time.time_ns())
-    folder = cache_folder() if state is not None else None
-    if folder is None:
-        return None
-    path = os.path.join(folder, f"{run_key(run)}.{SUFFIX}")
-    got = cache_results.read_kept(path)
-    if got is None:
-        return None
-    head, body = got
-    if head.get("state") != state or head.get("notes") != run.notes:
-        return None
-    if not _inert(body):
-        return None
-    touch(path)  # used: the sweep removes the least recently used first
-    return body
+    body = cache_results.recall_blob_of_files(run, SUFFIX)
+    return body if body is not None and _inert(body) else None
 
 
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\n"

@@ -50,10 +50,16 @@ def recall_all(index: RunIndex, *, wait: bool = True) -> dict[str, Any]:
 def recall_run(run: Run) -> dict[str, Any]:
     """Every value kept for ``run`` as its files are now, without indexing it (empty when
     none); only when the build that kept them added no note to the ones ``run`` already has."""
-    if not enabled() or run.source_format is not None or not worth_caching(run):
-        return {}
-    state = state_key(run, [identify(m.path) for m in run.members], time.time_ns())
+    state = state_now(run)
     return {} if state is None else _recall(run, state)
+
+
+def state_now(run: Run) -> str | None:
+    """The state of ``run``'s files as they are now, read without indexing it; None when the
+    cache would keep nothing for it (off, an imported trace, too small) or a file is racy."""
+    if not enabled() or run.source_format is not None or not worth_caching(run):
+        return None
+    return state_key(run, [identify(m.path) for m in run.members], time.time_ns())
 
 
 def _recall(run: Run, state: str) -> dict[str, Any]:
@@ -146,10 +152,30 @@ def recall_blob_of_run(index: RunIndex, suffix: str) -> tuple[bool, bytes] | Non
     return exact and head.get("notes") == index.run.notes, payload
 
 
-def read_kept(path: str) -> tuple[dict[str, Any], bytes] | None:
+def recall_blob_of_files(run: Run, suffix: str, *, cap: int | None = None) -> bytes | None:
+    """What :func:`keep_blob` kept under ``suffix`` for ``run`` as its files are now, without
+    indexing it; None when none, or when the build that kept it added a note ``run`` does not
+    have yet. ``cap``: as :func:`read_kept`'s. The caller checks what the payload holds."""
+    state = state_now(run)
+    folder = cache_folder() if state is not None else None
+    if folder is None:
+        return None
+    path = os.path.join(folder, f"{run_key(run)}.{suffix}")
+    got = read_kept(path, cap)
+    if got is None:
+        return None
+    head, payload = got
+    if head.get("state") != state or head.get("notes") != run.notes:
+        return None
+    touch(path)  # used: the sweep removes the least recently used first
+    return payload
+
+
+def read_kept(path: str, cap: int | None = None) -> tuple[dict[str, Any], bytes] | None:
     """A kept file's head (its first line, a JSON object of this version) and the bytes after
-    it; None when absent, too big, of another version or spoilt in its first line."""
-    data = read_bounded(path, size_cap())
+    it; None when absent, too big (past ``cap`` if given, which the cache's own size cap
+    bounds), of another version or spoilt in its first line."""
+    data = read_bounded(path, size_cap() if cap is None else min(cap, size_cap()))
     if data is None:
         return None
     cut = data.find(b"\n")

@@ -1,0 +1,109 @@
+"""``lint``'s findings kept with a run's files: ``<run key>.lint`` beside its index
+(:mod:`tracetui.store.cache`).
+
+The findings of a run depend only on its files and the code (lint uses the default redaction
+rules, and the code's fingerprint is part of the state), so a lint of an unchanged run can
+give back what an earlier one found without indexing the run, and print it in whichever format
+is asked. The file is a JSON line naming the version, the exact files and the notes
+(:func:`~tracetui.store.cache_results.keep_blob`), then the findings as a JSON list of the
+objects ``lint --format json`` prints (``Issue.as_dict``: file, line, code, severity,
+message, in that order), so the JSON output is those objects as they were.
+
+A kept file is hostile input: read bounded (:data:`MAX_BYTES`, through
+:func:`~tracetui.store.cache_results.read_kept`, which never follows a link), parsed as JSON
+only, and every finding checked — exactly those fields in that order, the file one of the
+run's members, the line an int the index can hold, the code a rule code's shape, the severity
+one of the two, the message plain one-line text (nothing :func:`neutralize_line` would
+change). Anything else and nothing is used: the run is linted afresh. The text form still
+neutralises every line as a fresh lint does. Findings that would not pass that check are not
+kept (a message quoting a control character: such a run is always linted afresh).
+
+The check is of shape, not of the rule registry: importing the rules costs a warm lint ~40 ms,
+more than all the rest of it. The state ties a kept file to the code that wrote it; SARIF,
+which needs the registry anyway, also checks every code and severity against it
+(``severities``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from tracetui.model.text import neutralize_line
+from tracetui.store import cache_results
+from tracetui.store.runset import Run
+
+if TYPE_CHECKING:
+    from tracetui.store.index import RunIndex
+
+SUFFIX = "lint"
+FIELDS = ("file", "line", "code", "severity", "message")
+"""The keys of one finding, in ``Issue.as_dict``'s order (a test holds the two together)."""
+ERROR, WARNING = "error", "warning"
+"""The severities (those of :mod:`tracetui.analysis.lint_registry`; a test holds them equal):
+spelt here so that a warm lint does not import the rules."""
+MAX_LINE = 2**31 - 1
+"""The largest line number the index's line column holds."""
+MAX_BYTES = 64 << 20
+"""A bigger findings file is neither written nor read (~300,000 findings)."""
+_CODE = re.compile(r"TT[0-9]{3}")
+
+Finding = dict[str, Any]
+
+
+def keep(index: RunIndex, findings: list[Finding]) -> bool:
+    """Keep ``findings`` (``Issue.as_dict`` objects, in order) for the files ``index`` was
+    built from; False when not kept (no state, cache off, findings that would not be used)."""
+    if not usable(findings, index.run):
+        return False
+    try:
+        payload = orjson.dumps(findings)
+        if len(payload) > MAX_BYTES:
+            return False
+        return cache_results.keep_blob(index, SUFFIX, payload)
+    except TypeError:  # a lone surrogate (a file name, a note) JSON cannot hold: not kept
+        return False
+
+
+def recall_run(run: Run, severities: Mapping[str, str] | None = None) -> list[Finding] | None:
+    """The findings kept for ``run`` as its files are now, without indexing it; None when none
+    (or the build that kept them added a note ``run`` does not have yet) or when the kept file
+    does not hold findings a lint could have made. ``severities``: the rule registry's code →
+    severity, which every finding must then agree with."""
+    body = cache_results.recall_blob_of_files(run, SUFFIX, cap=MAX_BYTES)
+    if body is None:
+        return None
+    try:
+        findings = orjson.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(findings, list) or not usable(findings, run, severities):
+        return None
+    return findings
+
+
+def usable(findings: list[Any], run: Run, severities: Mapping[str, str] | None = None) -> bool:
+    """Whether every item of ``findings`` is a finding a lint of ``run`` could print as it is
+    (see the module's docstring)."""
+    files = {m.path for m in run.members}
+    messages = []
+    for f in findings:
+        if type(f) is not dict or tuple(f) != FIELDS:
+            return False
+        file, line, code, severity, message = f.values()
+        if type(file) is not str or file not in files:
+            return False
+        if type(line) is not int or not 0 <= line <= MAX_LINE:
+            return False
+        if type(code) is not str or _CODE.fullmatch(code) is None:
+            return False
+        if severity not in (ERROR, WARNING) or type(message) is not str:
+            return False
+        if severities is not None and severities.get(code) != severity:
+            return False
+        messages.append(message)
+    text = " ".join(messages)  # one pass over all of them: a space is plain
+    return neutralize_line(text) == text
