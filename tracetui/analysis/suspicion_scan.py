@@ -361,7 +361,9 @@ def _note_fires(buf: bytes, start: int, end: int, mark: int = marks.ALL) -> bool
     """TT022 on a row that failed with an exit code or was cut: its note predicts success.
 
     ``mark``: the row's marks, when the scanner judged it: without CONTRACT, TT001 cannot stop
-    the record, so a plain note decides alone."""
+    the record, so a plain note decides alone; without NOTE the record has none of its own."""
+    if mark != marks.ALL and not mark & marks.NOTE:
+        return False  # any "agent_note" in the line is nested: it is not the record's note
     # The one occurrence of the key: the record's own, or a nested one while the record has
     # none (then nothing fires, whatever it says). Twice: only parsing tells which counts.
     once = buf.count(_NOTE_KEY, start, end) == 1
