@@ -61,17 +61,16 @@ def assert_agree(path: Path) -> list[Issue]:
 
 def cut(cid: str, **fields: Any) -> dict[str, Any]:
     """A tracetui/1 record whose stdout was cut (its tail kept), that breaks no contract rule."""
-    return tool(
-        cid,
-        exit_code=0,
-        stdout_bytes=9000,
-        stdout_truncated=True,
-        stdout_clip="tail",
-        stdout_sha256=None,
-        ok_preview=False,
-        preview_stdout="x" * 10,
-        **fields,
-    )
+    defaults: dict[str, Any] = {
+        "exit_code": 0,
+        "stdout_bytes": 9000,
+        "stdout_truncated": True,
+        "stdout_clip": "tail",
+        "stdout_sha256": None,
+        "ok_preview": False,
+        "preview_stdout": "x" * 10,
+    }
+    return tool(cid, **(defaults | fields))
 
 
 def line(rec: dict[str, Any]) -> str:
@@ -93,3 +92,18 @@ def test_nested_note_of_a_retry_is_no_note(tmp_path: Path) -> None:
     assert ix.marks[1] == marks.TYPES  # judged by the scanner, no note of its own
     found = assert_agree(path)
     assert [i.code for i in found] == ["TT014"]
+
+
+# ------------------------------------------------------------------ byte counts only nested
+def test_cut_of_unknown_size_with_a_nested_byte_count(tmp_path: Path) -> None:
+    """A cut stream with no byte count of its own (TT020 fires), on a line the scanner leaves to
+    Python (its preview holds a marker's word, no marker), whose only ``stdout_bytes`` is inside
+    another object: summary's byte look took the nested count for the record's and skipped
+    TT020. (Not a tool span: TT001 would stop it.)"""
+    rec = cut("a", span_type="llm", preview_stdout="the word truncated, and no marker")
+    del rec["stdout_bytes"]
+    rec["meta"] = {"stdout_bytes": 5}
+    path = write_lines(tmp_path, [line(rec)])
+    assert index_of(path).marks[0] == marks.ALL
+    found = assert_agree(path)
+    assert [i.code for i in found] == ["TT020"]

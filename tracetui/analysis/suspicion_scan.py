@@ -347,7 +347,10 @@ def _imported(buf: bytes, start: int, end: int) -> bool:
 
 def _byte_counts(buf: bytes, start: int, end: int) -> bool:
     """Both streams' ``{s}_bytes`` hold a number (TT020 cannot fire then); False when a key is
-    there more than once (the last one counts, or one is nested: only parsing tells)."""
+    there more than once (the last one counts, or one is nested: only parsing tells), or when
+    the line holds another object (its one ``{s}_bytes`` may be nested, the record's absent)."""
+    if buf.count(b"{", start, end) > 1:
+        return False
     for key in _BYTES_KEYS:
         if buf.count(key, start, end) > 1:
             return False
