@@ -20,6 +20,7 @@ from tracetui import cli
 from tracetui.analysis.lint import RULES, WARNING, Issue
 from tracetui.analysis.lint_registry import ERROR
 from tracetui.commands import common
+from tracetui.model.text import UNSAFE, is_plain_line, neutralize_line
 from tracetui.store import build, cache, cache_lint
 from tracetui.store.index import RunIndex
 
@@ -82,6 +83,15 @@ def test_the_registry_is_what_the_kept_findings_are_checked_against() -> None:
     assert (cache_lint.ERROR, cache_lint.WARNING) == (ERROR, WARNING)
     assert {r.severity for r in RULES.values()} == {ERROR, WARNING}
     assert all(cache_lint._CODE.fullmatch(code) for code in RULES)
+
+
+def test_a_plain_line_is_one_neutralize_line_leaves_as_it_is() -> None:
+    """is_plain_line (which both the kept messages and lint's text lines go through) agrees
+    with neutralize_line on every character of the BMP, the unsafe ranges past it, and text."""
+    chars = [chr(c) for c in range(0x10000)] + [chr(a) for a, _b in UNSAFE] + [chr(0xE007F)]
+    texts = [*chars, "plain text", "é and a tab\t", "a\x1b[2J", "line\nnext", "😀 ok", ""]
+    for text in texts:
+        assert is_plain_line(text) == (neutralize_line(text) == text), repr(text)
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict"])

@@ -106,7 +106,7 @@ def _lint(run: Run) -> tuple[RunIndex, list[Finding]]:
 
 
 def _print(found: list[Finding], form: str, errors: int, warnings: int) -> None:
-    from tracetui.model.text import dump_json, neutralize_line
+    from tracetui.model.text import dump_json, is_plain_line, neutralize_line
 
     if form == "sarif":
         from tracetui import __version__
@@ -120,11 +120,13 @@ def _print(found: list[Finding], form: str, errors: int, warnings: int) -> None:
         doc = {"issues": found, "count": len(found), "errors": errors, "warnings": warnings}
         sys.stdout.buffer.write(dump_json(doc, indent=True) + b"\n")
     else:
-        out = sys.stdout
-        for f in found:
-            line = f"{f['file']}:{f['line']}: {f['code']} {f['message']}"
-            out.write(f"{neutralize_line(line)}\n")
-        out.write(f"issues={len(found)}\n")
+        lines = [f"{f['file']}:{f['line']}: {f['code']} {f['message']}" for f in found]
+        # neutralize_line maps character by character: when all the lines joined come out
+        # as they went in, so does each one (the usual case, checked in one pass).
+        if not is_plain_line(" ".join(lines)):
+            lines = [neutralize_line(line) for line in lines]
+        lines.append(f"issues={len(found)}\n")
+        sys.stdout.write("\n".join(lines))
 
 
 def _done(indexes: list[RunIndex]) -> None:

@@ -82,6 +82,14 @@ def neutralize_line(text: str) -> str:
     return neutralize(text).replace("\n", "⏎").replace("\t", "→")
 
 
+def is_plain_line(text: str) -> bool:
+    """Whether :func:`neutralize_line` gives ``text`` back unchanged. All-ASCII text (the usual
+    case) is checked at C speed: the ASCII it changes is exactly what is not printable."""
+    if text.isascii():
+        return text.isprintable()
+    return neutralize_line(text) == text
+
+
 def quote_argv(argv: Sequence[str]) -> str:
     """Shell-quoted argv for copying (neutralised: a quoted escape is still an escape)."""
     return neutralize_line(shlex.join(list(argv)))

@@ -13,10 +13,11 @@ A kept file is hostile input: read bounded (:data:`MAX_BYTES`, through
 :func:`~tracetui.store.cache_results.read_kept`, which never follows a link), parsed as JSON
 only, and every finding checked — exactly those fields in that order, the file one of the
 run's members, the line an int the index can hold, the code a rule code's shape, the severity
-one of the two, the message plain one-line text (nothing :func:`neutralize_line` would
-change). Anything else and nothing is used: the run is linted afresh. The text form still
-neutralises every line as a fresh lint does. Findings that would not pass that check are not
-kept (a message quoting a control character: such a run is always linted afresh).
+one of the two, the message plain one-line text (nothing ``neutralize_line`` would change:
+:func:`~tracetui.model.text.is_plain_line`). Anything else and nothing is used: the run is
+linted afresh. The text form still neutralises every line as a fresh lint does. Findings that
+would not pass that check are not kept (a message quoting a control character: such a run is
+always linted afresh).
 
 The check is of shape, not of the rule registry: importing the rules costs a warm lint ~40 ms,
 more than all the rest of it. The state ties a kept file to the code that wrote it; SARIF,
@@ -28,11 +29,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from tracetui.model.text import neutralize_line
+from tracetui.model.text import is_plain_line
 from tracetui.store import cache_results
 from tracetui.store.runset import Run
 
@@ -87,23 +89,22 @@ def recall_run(run: Run, severities: Mapping[str, str] | None = None) -> list[Fi
 
 def usable(findings: list[Any], run: Run, severities: Mapping[str, str] | None = None) -> bool:
     """Whether every item of ``findings`` is a finding a lint of ``run`` could print as it is
-    (see the module's docstring)."""
-    files = {m.path for m in run.members}
-    messages = []
-    for f in findings:
-        if type(f) is not dict or tuple(f) != FIELDS:
+    (see the module's docstring). Checked field by field over all findings at once (C loops:
+    at 35,000 findings a Python loop over each one's fields cost 60 ms)."""
+    if not findings:
+        return True
+    if set(map(type, findings)) != {dict} or set(map(tuple, findings)) != {FIELDS}:
+        return False
+    files, lines, codes, kinds, messages = (list(map(itemgetter(k), findings)) for k in FIELDS)
+    if any(set(map(type, column)) != {str} for column in (files, codes, kinds, messages)):
+        return False
+    if set(map(type, lines)) != {int} or min(lines) < 0 or max(lines) > MAX_LINE:
+        return False
+    if not set(files) <= {m.path for m in run.members}:
+        return False
+    for code, kind in set(zip(codes, kinds, strict=True)):  # a few distinct pairs
+        if _CODE.fullmatch(code) is None or kind not in (ERROR, WARNING):
             return False
-        file, line, code, severity, message = f.values()
-        if type(file) is not str or file not in files:
+        if severities is not None and severities.get(code) != kind:
             return False
-        if type(line) is not int or not 0 <= line <= MAX_LINE:
-            return False
-        if type(code) is not str or _CODE.fullmatch(code) is None:
-            return False
-        if severity not in (ERROR, WARNING) or type(message) is not str:
-            return False
-        if severities is not None and severities.get(code) != severity:
-            return False
-        messages.append(message)
-    text = " ".join(messages)  # one pass over all of them: a space is plain
-    return neutralize_line(text) == text
+    return is_plain_line(" ".join(messages))  # one pass over all of them: a space is plain
