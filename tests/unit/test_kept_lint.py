@@ -117,6 +117,24 @@ def test_a_warm_lint_is_the_cold_one_without_indexing(
     assert _lint(argv, capsysbinary) == want
 
 
+def test_a_warm_lint_reports_the_runs_notes_as_a_cold_one(
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    root = tmp_path / "run"
+    root.mkdir()
+    write_old(root / "B.jsonl", lines(0, 4))
+    write_old(root / "B.jsonl.2", lines(4, 4))  # .1 missing: a note on stderr
+    argv = [str(root / "B.jsonl")]
+    want = _cold(argv, capsysbinary, monkeypatch)
+    assert b"rotation members missing" in want[2]
+    assert _lint(argv, capsysbinary) == want
+    _no_build(monkeypatch)
+    assert _lint(argv, capsysbinary) == want
+
+
 def test_the_kept_findings_serve_every_format(
     home: Path,
     tmp_path: Path,
