@@ -20,12 +20,17 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.analysis.lint_incidents import head_kept, stated_clip, success_against
-from tracetui.analysis.lint_registry import OWN_DIALECTS
 from tracetui.analysis.lint_rules import missing_contract_keys
 from tracetui.analysis.raw_lines import RawLines
-from tracetui.analysis.record_evidence import NotPlain, exit_code, note, stream_evidence
+from tracetui.analysis.record_evidence import (
+    NotPlain,
+    exit_code,
+    note,
+    own_dialect,
+    stream_evidence,
+)
 from tracetui.model import marks
-from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, detect_dialect
+from tracetui.model.spans import FEEDBACK, STREAMS
 from tracetui.store.reader import loads
 
 QUICK_RULES = ("TT019", "TT022")
@@ -56,13 +61,8 @@ def read_quick(raw: RawLines, row: int) -> list[Finding] | None:
 def quick_findings(obj: Any) -> list[Finding] | None:
     """TT019's and TT022's findings on a parsed record of tracetui's dialects, as the rules
     would word them; None when the record is not plain (then the rules judge it)."""
-    if not isinstance(obj, dict):
-        return None
-    try:
-        dialect = detect_dialect(obj)
-    except NotASpan:
-        return None
-    if dialect not in OWN_DIALECTS:
+    dialect = own_dialect(obj)
+    if dialect is None:
         return None
     if obj.get("span_type") == "tool" and missing_contract_keys(obj):
         return None  # TT001 stops the record: the rules say so

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracetui.analysis.lint_registry import OWN_DIALECTS
 from tracetui.model.fields import INT_MAX, INT_MIN
 from tracetui.model.markers import Marker, find_marker
-from tracetui.model.spans import FEEDBACK, TRUNCATION_SPAN
+from tracetui.model.spans import FEEDBACK, TRUNCATION_SPAN, NotASpan, detect_dialect
 from tracetui.model.truncation import judge_stream
 
 Evidence = tuple[bool | None, int | None, int | None, Marker | None]
@@ -66,6 +67,18 @@ def stream_evidence(obj: dict[str, Any], name: str, feedback: bool) -> Evidence:
     marker = find_marker(preview) if preview else None
     truncated, hidden = judge_stream(nbytes, cap, flag, marker, head, tail_bytes)
     return truncated, nbytes, hidden, marker
+
+
+def own_dialect(obj: Any) -> str | None:
+    """The dialect of a parsed record in one of tracetui's own dialects, or None (not a record,
+    no known dialect, an importer's): only those are judged from their fields here."""
+    if not isinstance(obj, dict):
+        return None
+    try:
+        dialect = detect_dialect(obj)
+    except NotASpan:
+        return None
+    return dialect if dialect in OWN_DIALECTS else None
 
 
 def exit_code(obj: dict[str, Any], dialect: str) -> int | None:

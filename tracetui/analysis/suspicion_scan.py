@@ -29,7 +29,7 @@ from tracetui.analysis.lint_incidents import (
     stated_clip,
     unknown_size_reason,
 )
-from tracetui.analysis.lint_registry import OWN_DIALECTS, RULES, Rule
+from tracetui.analysis.lint_registry import RULES, Rule
 from tracetui.analysis.lint_rules import missing_contract_keys
 from tracetui.analysis.notes import predicted_success
 from tracetui.analysis.raw_lines import (
@@ -41,11 +41,11 @@ from tracetui.analysis.raw_lines import (
     ones,
     value_at,
 )
-from tracetui.analysis.record_evidence import NotPlain, stream_evidence
+from tracetui.analysis.record_evidence import NotPlain, own_dialect, stream_evidence
 from tracetui.model import marks
 from tracetui.model.fields import as_text
 from tracetui.model.flags import BAD, FAILED, NO_VALUE, NULL_EXIT, SIDECAR, TRUNCATED
-from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, detect_dialect, normalize
+from tracetui.model.spans import FEEDBACK, STREAMS, NotASpan, Span, normalize
 from tracetui.store.index import RunIndex
 
 CODES = ("TT019", "TT020", "TT021", "TT022", "TT023", "TT024", "TT025")
@@ -239,13 +239,8 @@ def _stream_codes(obj: Any, failed: bool) -> set[str] | None:
     record is not plain (a field of an unexpected type, another dialect): then the rules decide.
     ``failed``: the row's flags say it exited nonzero (with a code).
     """
-    if not isinstance(obj, dict):
-        return None
-    try:
-        dialect = detect_dialect(obj)
-    except NotASpan:
-        return None
-    if dialect not in OWN_DIALECTS:
+    dialect = own_dialect(obj)
+    if dialect is None:
         return None
     if obj.get("span_type") == "tool" and missing_contract_keys(obj):
         return set()  # TT001 stops it: lint checks nothing else on it
