@@ -8,8 +8,9 @@ rules of its kind that judge its format (own dialects or imported), then runs th
 rules, and returns the findings in set order.
 
 Only the rows a rule may fire on are read (:mod:`tracetui.analysis.lint_select` chooses them
-from the index's row marks, flags and exit column); ``every_row=True`` reads every row with
-every rule, the reference the chosen reading is tested against.
+from the index's row marks and flags), and those on which only TT019 and TT022 may fire are
+judged from a few fields (:mod:`tracetui.analysis.lint_marked`); ``every_row=True`` reads
+every row with every rule, the reference the chosen reading is tested against.
 """
 
 from __future__ import annotations
