@@ -273,16 +273,10 @@ def test_member_changed_after_indexing(tmp_path: Path, kind: str) -> None:
     assert chosen == full
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the chosen reading trusts the marks of the bytes indexed: a member rewritten in "
-    "place (same size) is read for TT019/TT022 only on the rows the marks chose, where the full "
-    "reading applies every rule to what is there now. Needs the index to keep each member's "
-    "identity (inode, size, mtime_ns at indexing) and lint to take the full reading (or index "
-    "again) when one differs; summary's count likewise",
-)
 @pytest.mark.parametrize("quick", [True, False], ids=["quick-row", "unread-row"])
 def test_member_rewritten_in_place_after_indexing(tmp_path: Path, quick: bool) -> None:
+    """The marks that chose the rows are of the bytes indexed: a member rewritten in place
+    since (same size) sends lint to the full reading, which judges what is there now."""
     said, now = ("expect green", "pwd=hunter2x") if quick else ("all done", "pwd=hunt")
     lines = [line(cut(f"c{i}", exit_code=1 if quick else 0, agent_note=said)) for i in range(5)]
     path = write_lines(tmp_path, lines)

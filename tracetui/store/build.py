@@ -91,6 +91,10 @@ def _build(
         _index_imported(index, run, cancelled)
         return index
     plan = cache.plan_for(run)
+    # Each member as found before reading (the cache's plan took them already), so a reader of
+    # the finished index can tell whether its bytes are still those (RunIndex.changed_since_built).
+    built_from = plan.before if plan else [cache.identify(m.path) for m in run.members]
+    index.built_from = built_from
     jobs: list[_Job] = []
     for pos, member in enumerate(run.members):
         try:
@@ -107,6 +111,7 @@ def _build(
         run.notes.append(f"parallel scan stopped ({_why(exc)}); reading members one by one")
         index.close()
         index = RunIndex(run)
+        index.built_from = built_from
         made.append(index)
         plan = None
         jobs = []

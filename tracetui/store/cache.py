@@ -149,6 +149,37 @@ def identify(path: str) -> Identity | None:
         os.close(fd)
 
 
+def unchanged_since(path: str, before: Identity | None) -> bool:
+    """Whether the file at ``path`` is still the one ``before`` identified, as it was or with
+    lines appended: the bytes read from it then are still there (False when either is
+    unknown)."""
+    if before is None:
+        return False
+    fd = _open_member(path)
+    if fd is None:
+        return False
+    try:
+        now = _identity(fd)
+        return now == before or _grew_from(fd, now, before)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def changed_since_built(index: RunIndex) -> bool:
+    """Whether some member of ``index`` is no longer the file its rows were read from, as it
+    was or appended to (rewritten, replaced, truncated since): its bytes now may not be the ones
+    indexed. False when the build noted no identities (an imported trace, a follower's index)."""
+    built, members = index.built_from, index.run.members
+    if built is None:
+        return False
+    return len(built) != len(members) or not all(
+        isinstance(b, Identity) and unchanged_since(m.path, b)
+        for m, b in zip(members, built, strict=True)
+    )
+
+
 def _is_key(values: list[Any]) -> bool:
     return all(type(v) is int for v in values)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from tracetui.model.flags import NO_EXIT, NO_VALUE
@@ -74,6 +74,9 @@ class RunIndex:
         """Bumped on every commit; caches keyed on it know when to refresh."""
         self.partial = False
         """True for a peek (:func:`tracetui.store.build.peek_index`): only the newest rows."""
+        self.built_from: Sequence[object] | None = None
+        """Each member's identity (``store.cache.Identity``, None when unreadable) as the build
+        that made this index found it before reading (``store.cache.changed_since_built``)."""
         self._committed = 0
         self._links_committed = 0
         self._cache = RowCache(cache_size)
