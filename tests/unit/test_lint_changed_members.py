@@ -78,6 +78,24 @@ def test_an_append_keeps_the_chosen_reading(
     assert calls == [] and len(found) == 600  # TT019 and TT022 on each indexed row
 
 
+def test_an_unfinished_last_line_finished_keeps_the_chosen_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache_mode: str
+) -> None:
+    """The writer was halfway through a line when lint indexed the run: the bytes indexed of
+    it are still there once it is finished, so the chosen reading holds."""
+    path = run_of(tmp_path)
+    last = encode_line(failed_cut(999, "should pass"))
+    with open(path, "ab") as fh:
+        fh.write(last[:30])
+    ix = build_index(open_path(str(path))[0])
+    with open(path, "ab") as fh:
+        fh.write(last[30:])
+    assert not cache.changed_since_built(ix)
+    calls = full_readings(monkeypatch)
+    found = lint_index(ix)
+    assert calls == [] and found == lint_index(ix, every_row=True)
+
+
 @pytest.mark.parametrize("how", ["same-size", "mtime-put-back", "truncated", "replaced", "gone"])
 def test_a_member_changed_since_indexing_gets_the_full_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache_mode: str, how: str
