@@ -13,7 +13,7 @@ from records import encode_line, tool
 
 from tracetui.analysis import lint as lint_module
 from tracetui.analysis.lint import lint_index
-from tracetui.store import cache, fastindex
+from tracetui.store import fastindex, identity
 from tracetui.store.build import build_index
 from tracetui.store.runset import open_path
 
@@ -72,7 +72,7 @@ def test_an_append_keeps_the_chosen_reading(
     ix = build_index(open_path(str(path))[0])
     with open(path, "ab") as fh:  # the agent goes on writing
         fh.write(encode_line(failed_cut(999, "should pass")))
-    assert not cache.changed_since_built(ix)
+    assert not identity.changed_since_built(ix)
     calls = full_readings(monkeypatch)
     found = lint_index(ix)
     assert calls == [] and len(found) == 600  # TT019 and TT022 on each indexed row
@@ -90,7 +90,7 @@ def test_an_unfinished_last_line_finished_keeps_the_chosen_reading(
     ix = build_index(open_path(str(path))[0])
     with open(path, "ab") as fh:
         fh.write(last[30:])
-    assert not cache.changed_since_built(ix)
+    assert not identity.changed_since_built(ix)
     calls = full_readings(monkeypatch)
     found = lint_index(ix)
     assert calls == [] and found == lint_index(ix, every_row=True)
@@ -118,7 +118,7 @@ def test_a_member_changed_since_indexing_gets_the_full_reading(
         other.replace(path)  # the same bytes, another file: its rows may be anything
     else:
         path.unlink()
-    assert cache.changed_since_built(ix)
+    assert identity.changed_since_built(ix)
     found = lint_index(ix)
     assert found == lint_index(ix, every_row=True)
     if how in ("same-size", "mtime-put-back"):

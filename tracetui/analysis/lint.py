@@ -27,7 +27,7 @@ from tracetui.analysis.lint_registry import ERROR, RULES, WARNING, Rule, importe
 from tracetui.analysis.lint_select import SECRET_RULE, rows_to_read, selection_usable
 from tracetui.analysis.raw_lines import RawLines
 from tracetui.model.spans import Span
-from tracetui.store.cache import changed_since_built
+from tracetui.store.identity import changed_since_built
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import BadLine
 

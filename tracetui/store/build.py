@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from tracetui.store import cache, fastindex, gc_pause, gz, temp_files
+from tracetui.store import cache, fastindex, gc_pause, gz, identity, temp_files
 from tracetui.store.index import RunIndex
 from tracetui.store.reader import RawLine, open_regular
 from tracetui.store.row_columns import source_line
@@ -93,7 +93,7 @@ def _build(
     plan = cache.plan_for(run)
     # Each member as found before reading (the cache's plan took them already), so a reader of
     # the finished index can tell whether its bytes are still those (RunIndex.changed_since_built).
-    built_from = plan.before if plan else [cache.identify(m.path) for m in run.members]
+    built_from = plan.before if plan else [identity.identify(m.path) for m in run.members]
     index.built_from = built_from
     jobs: list[_Job] = []
     for pos, member in enumerate(run.members):
@@ -201,8 +201,8 @@ def _leave_out_rewritten(plan: cache.Plan) -> None:
         try:
             with open_regular(member.path) as fh:
                 fd = fh.fileno()
-                now = cache._identity(fd)
-                kept = now == before or cache._grew_from(fd, now, before)
+                now = identity.identity_of(fd)
+                kept = now == before or identity.grew_from(fd, now, before)
         except OSError:
             kept = False
         if not kept:

@@ -35,12 +35,10 @@ import contextlib
 import hashlib
 import logging
 import os
-import stat
 import sys
 import time
 import zlib
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -49,6 +47,7 @@ from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded,
 from tracetui.store.cache_parts import BLOBS, BadPart, Part, check_part, cut_part, restore_items
 from tracetui.store.cache_state import note, write_behind
 from tracetui.store.cache_state import state_of as state_of  # cache.state_of, as it was
+from tracetui.store.identity import Identity, grew_from, identify, open_member
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:  # only annotations: a warm `summary --json` never loads the index's modules
@@ -60,8 +59,6 @@ log = logging.getLogger("tracetui.cache")
 VERSION = 3
 """Of the entry's format (3: parent links as an ``array`` of rows and a list of ids)."""
 MAGIC = b"TTIDX\x00\x01\n"
-SPAN = 1024
-"""Bytes hashed at each end of a member."""
 MAX_HEADER = 16 << 20
 MIN_RUN_BYTES = 1 << 20
 """A smaller run is read afresh: scanning a few hundred KiB costs less than a cache entry's
@@ -84,122 +81,8 @@ def enabled() -> bool:
     return not _off and os.environ.get("TRACETUI_NO_CACHE", "") in ("", "0")
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
-    """What tells a member's file apart from any other, and from itself after a change."""
-
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    head: str
-    """Hash of the first ``min(SPAN, size)`` bytes."""
-    tail: str
-    """Hash of the last ``min(SPAN, size)`` bytes."""
-    ends_line: bool
-    """The file is empty or ends with a newline (an append then starts a new line)."""
-
-    def as_list(self) -> list[Any]:
-        return [self.dev, self.ino, self.size, self.mtime_ns, self.head, self.tail, self.ends_line]
-
-
-def _hash(fd: int, start: int, stop: int) -> str:
-    return hashlib.blake2b(os.pread(fd, stop - start, start), digest_size=16).hexdigest()
-
-
-def _identity(fd: int) -> Identity:
-    st = os.fstat(fd)
-    size = st.st_size
-    last = os.pread(fd, 1, size - 1) if size else b"\n"
-    return Identity(
-        st.st_dev,
-        st.st_ino,
-        size,
-        st.st_mtime_ns,
-        _hash(fd, 0, min(SPAN, size)),
-        _hash(fd, max(0, size - SPAN), size),
-        last == b"\n",
-    )
-
-
-def _open_member(path: str) -> int | None:
-    """A read descriptor of a regular file at ``path`` (links followed, as runs are), or None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return fd
-    except OSError:
-        pass
-    os.close(fd)
-    return None
-
-
-def identify(path: str) -> Identity | None:
-    fd = _open_member(path)
-    if fd is None:
-        return None
-    try:
-        return _identity(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def unchanged_since(path: str, before: Identity | None) -> bool:
-    """Whether the file at ``path`` still holds the bytes ``before`` identified: the same file
-    as it was, or longer with its old ends unchanged (an append, an unfinished last line
-    finished included: the bytes indexed of it are still there). False when either is unknown."""
-    if before is None:
-        return False
-    fd = _open_member(path)
-    if fd is None:
-        return False
-    try:
-        now = _identity(fd)
-        if now == before:
-            return True
-        return (
-            (now.dev, now.ino) == (before.dev, before.ino)
-            and now.size > before.size
-            and _hash(fd, 0, min(SPAN, before.size)) == before.head
-            and _hash(fd, max(0, before.size - SPAN), before.size) == before.tail
-        )
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
-def changed_since_built(index: RunIndex) -> bool:
-    """Whether some member of ``index`` is no longer the file its rows were read from, as it
-    was or appended to (rewritten, replaced, truncated since): its bytes now may not be the ones
-    indexed. False when the build noted no identities (an imported trace, a follower's index)."""
-    built, members = index.built_from, index.run.members
-    if built is None:
-        return False
-    return len(built) != len(members) or not all(
-        isinstance(b, Identity) and unchanged_since(m.path, b)
-        for m, b in zip(members, built, strict=True)
-    )
-
-
 def _is_key(values: list[Any]) -> bool:
     return all(type(v) is int for v in values)
-
-
-def _grew_from(fd: int, now: Identity, old: Identity) -> bool:
-    """``now`` is ``old`` with bytes appended: same file, longer, its old ends unchanged."""
-    return (
-        (now.dev, now.ino) == (old.dev, old.ino)
-        and now.size > old.size
-        and old.ends_line
-        and _hash(fd, 0, min(SPAN, old.size)) == old.head
-        and _hash(fd, max(0, old.size - SPAN), old.size) == old.tail
-    )
 
 
 def fingerprint() -> str:
@@ -339,7 +222,7 @@ class Plan:
         meta = None if now is None or member.gz else self._parts.pop((now.dev, now.ino), None)
         if now is None or meta is None:
             return [], (0, 0)
-        fd = _open_member(member.path)
+        fd = open_member(member.path)
         if fd is None:
             return [], (0, 0)
         try:
@@ -350,7 +233,7 @@ class Plan:
                 self.scanned[pos] = scanned
                 self._reused[pos] = (meta, part.blobs)
                 return items, None
-            if part.meta.get("resume") is True and _grew_from(fd, now, ident):
+            if part.meta.get("resume") is True and grew_from(fd, now, ident):
                 lines = part.meta.get("lines")
                 if type(lines) is int and lines >= 0:
                     return restore_items(part, fd), (ident.size, lines)

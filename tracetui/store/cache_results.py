@@ -20,7 +20,6 @@ import orjson
 from tracetui.store.cache import (
     VERSION,
     enabled,
-    identify,
     log,
     run_key,
     state_key,
@@ -28,6 +27,7 @@ from tracetui.store.cache import (
     worth_caching,
 )
 from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded, size_cap, touch
+from tracetui.store.identity import identify
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:

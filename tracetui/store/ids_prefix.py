@@ -9,7 +9,7 @@ inserted into it, instead of sorting a million ids again.
 "The same rows" is checked, never assumed, against a *record* made with the table:
 
 - its rows as *blocks*, one per member in row order (a member's rows are one run of rows);
-  each with the file's identity as the persistent index takes it (:class:`cache.Identity`:
+  each with the file's identity as the persistent index takes it (:class:`identity.Identity`:
   device, inode, size, mtime, hashes; a rotation's rename keeps it), the rows' count, the byte
   after the newline of its last row, and a hash of the first and the last KiB before that byte
   (in the decompressed copy for a gz member). A block's file must be the same now, as the
@@ -40,7 +40,7 @@ from typing import Any
 
 import orjson
 
-from tracetui.store import cache
+from tracetui.store import identity
 from tracetui.store.index import RunIndex
 
 STRIDE = 16
@@ -134,24 +134,24 @@ def _end(index: RunIndex, row: int) -> int:
     return index.offset[row] + index.length[row] + 1
 
 
-def _file_state(index: RunIndex, mno: int, end: int) -> tuple[cache.Identity, str, str] | None:
+def _file_state(index: RunIndex, mno: int, end: int) -> tuple[identity.Identity, str, str] | None:
     """The identity of member ``mno``'s file now (the compressed file for a gz member) and
     the hashes of the first and the last KiB before ``end`` of what its rows are read from;
     None when that does not end with a newline there or cannot be read."""
     im = index.members[mno]
     if not im.readable or end <= 0:
         return None
-    ident = cache.identify(im.member.path) if im.member.gz else None
-    fd = cache._open_member(im.readable)
+    ident = identity.identify(im.member.path) if im.member.gz else None
+    fd = identity.open_member(im.readable)
     if fd is None:
         return None
     try:
         if ident is None:
-            ident = cache._identity(fd)
+            ident = identity.identity_of(fd)
         if os.fstat(fd).st_size < end or os.pread(fd, 1, end - 1) != b"\n":
             return None
-        head = cache._hash(fd, 0, min(cache.SPAN, end))
-        tail = cache._hash(fd, max(0, end - cache.SPAN), end)
+        head = identity.hash_range(fd, 0, min(identity.SPAN, end))
+        tail = identity.hash_range(fd, max(0, end - identity.SPAN), end)
     except OSError:
         return None
     finally:
@@ -169,7 +169,7 @@ def _holds(index: RunIndex, mno: int, last: int, block: list[Any], *, grows: boo
     got = _file_state(index, mno, end)
     if got is None or got[1:] != (head, tail):
         return False
-    now, old = got[0], cache.Identity(*old_ident)
+    now, old = got[0], identity.Identity(*old_ident)
     if now == old:
         return bool(settled)
     same_file = (now.dev, now.ino) == (old.dev, old.ino)

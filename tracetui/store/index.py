@@ -75,8 +75,8 @@ class RunIndex:
         self.partial = False
         """True for a peek (:func:`tracetui.store.build.peek_index`): only the newest rows."""
         self.built_from: Sequence[object] | None = None
-        """Each member's identity (``store.cache.Identity``, None when unreadable) as the build
-        that made this index found it before reading (``store.cache.changed_since_built``)."""
+        """Each member's identity (``store.identity.Identity``, None when unreadable) as the build
+        that made this index found it before reading (``store.identity.changed_since_built``)."""
         self._committed = 0
         self._links_committed = 0
         self._cache = RowCache(cache_size)
