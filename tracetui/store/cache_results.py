@@ -3,7 +3,10 @@
 
 A value is kept under the *state* of the files an index was built from (member paths as named,
 their identities, the re-run sidecar's stat, the code's fingerprint) and with the notes that
-build added; it is given back only for that same state and those same notes. ``summary`` keeps
+build added; it is given back only for that same state and those same notes. The state holds
+the re-runs sidecar's stat only (an index reads the sidecar afresh each time), so a kept value
+also names a digest of the sidecar's bytes (:func:`sidecar_marks`): a re-run record rewritten at
+the same size with its mtime put back is then seen, as an index would see it. ``summary`` keeps
 its per-run object, its trend and its exact ``--json`` output there, so a warm summary of one
 unchanged run file indexes nothing (:func:`recall_run`). A results file is hostile input too:
 read bounded, parsed as JSON only, every field checked before use.
@@ -11,6 +14,7 @@ read bounded, parsed as JSON only, every field checked before use.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -27,11 +31,15 @@ from tracetui.store.cache import (
     worth_caching,
 )
 from tracetui.store.cache_files import atomic_write, cache_folder, read_bounded, size_cap, touch
-from tracetui.store.identity import identify
+from tracetui.store.identity import identify, open_member
 from tracetui.store.runset import Run
 
 if TYPE_CHECKING:
     from tracetui.store.index import RunIndex
+
+
+SIDECAR_CAP = 64 << 20
+"""A bigger re-runs sidecar is not hashed: nothing is kept or recalled for its run."""
 
 
 def recall(index: RunIndex, name: str, *, wait: bool = True) -> Any:
@@ -59,7 +67,41 @@ def state_now(run: Run) -> str | None:
     cache would keep nothing for it (off, an imported trace, too small) or a file is racy."""
     if not enabled() or run.source_format is not None or not worth_caching(run):
         return None
-    return state_key(run, [identify(m.path) for m in run.members], time.time_ns())
+    try:
+        return state_key(run, [identify(m.path) for m in run.members], time.time_ns())
+    except TypeError:  # a file name JSON cannot hold (not UTF-8): nothing is kept for it
+        return None
+
+
+def sidecar_marks(run: Run) -> dict[str, str] | None:
+    """What a kept value names of ``run``'s re-runs sidecar beside the state: ``{}`` when it has
+    none, ``{"sidecar": digest of its bytes}`` when it has one; None when that cannot be read
+    whole (gone, not a regular file, over :data:`SIDECAR_CAP`): nothing is kept or recalled.
+    Taken when a value is kept, just after the build read the sidecar: a rewrite in between
+    that also put its stat back would go unseen (a race of one command's length)."""
+    if not run.sidecar:
+        return {}
+    fd = open_member(run.sidecar)  # links followed, as the build reads it
+    if fd is None:
+        return None
+    try:
+        if os.fstat(fd).st_size > SIDECAR_CAP:
+            return None
+        digest = hashlib.blake2b(digest_size=16)
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return {"sidecar": digest.hexdigest()}
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _same_sidecar(got: dict[str, Any], run: Run) -> bool:
+    """Whether ``got`` (a results file or a kept file's head) was kept for the sidecar ``run``
+    has now (or for none, as it has none)."""
+    marks = sidecar_marks(run)
+    return marks is not None and got.get("sidecar") == marks.get("sidecar")
 
 
 def _recall(run: Run, state: str) -> dict[str, Any]:
@@ -67,7 +109,7 @@ def _recall(run: Run, state: str) -> dict[str, Any]:
     if folder is None:
         return {}
     got = _read_results(os.path.join(folder, run_key(run) + ".json"), state)
-    if got.get("notes") != run.notes:
+    if got.get("notes") != run.notes or not _same_sidecar(got, run):
         return {}
     values: dict[str, Any] = got["values"]
     return values
@@ -78,13 +120,16 @@ def keep(index: RunIndex, values: dict[str, Any]) -> None:
     values already kept for them."""
     state = state_of(index)
     folder = cache_folder() if state is not None and enabled() else None
-    if folder is None or state is None:
+    marks = sidecar_marks(index.run) if folder is not None else None
+    if folder is None or state is None or marks is None:
         return
     path = os.path.join(folder, run_key(index.run) + ".json")
     got = _read_results(path, state)
-    kept = got.get("values", {}) if got.get("notes") == index.run.notes else {}
+    same = got.get("notes") == index.run.notes and got.get("sidecar") == marks.get("sidecar")
+    kept = got.get("values", {}) if same else {}
     kept.update(values)
     record = {"version": VERSION, "state": state, "notes": index.run.notes, "values": kept}
+    record.update(marks)
     try:
         blob = orjson.dumps(record)
     except TypeError as exc:  # a lone surrogate in trace text: not kept
@@ -119,9 +164,10 @@ def keep_blob(index: RunIndex, suffix: str, payload: bytes, *, any_state: bool =
     :func:`recall_blob_of_run`)."""
     state = state_of(index)
     folder = cache_folder() if (state is not None or any_state) and enabled() else None
-    if folder is None:
+    marks = sidecar_marks(index.run) if folder is not None else None
+    if folder is None or marks is None:
         return False
-    head = orjson.dumps({"version": VERSION, "state": state, "notes": index.run.notes})
+    head = orjson.dumps({"version": VERSION, "state": state, "notes": index.run.notes, **marks})
     return atomic_write(
         os.path.join(folder, f"{run_key(index.run)}.{suffix}"), [head, b"\n", payload]
     )
@@ -147,7 +193,7 @@ def recall_blob_of_run(index: RunIndex, suffix: str) -> tuple[bool, bytes] | Non
     if got is None:
         return None
     head, payload = got
-    exact = state is not None and head.get("state") == state
+    exact = state is not None and head.get("state") == state and _same_sidecar(head, index.run)
     touch(path)  # used: the sweep removes the least recently used first
     return exact and head.get("notes") == index.run.notes, payload
 
@@ -166,6 +212,8 @@ def recall_blob_of_files(run: Run, suffix: str, *, cap: int | None = None) -> by
         return None
     head, payload = got
     if head.get("state") != state or head.get("notes") != run.notes:
+        return None
+    if not _same_sidecar(head, run):
         return None
     touch(path)  # used: the sweep removes the least recently used first
     return payload
