@@ -111,7 +111,7 @@ def test_a_warm_lint_is_the_cold_one_without_indexing(
     assert want[0] == (0 if make is warnings_set and not strict else 1)
     assert _lint(argv, capsysbinary) == want  # linted, and its findings kept
     head, _, body = _kept(home).read_bytes().partition(b"\n")
-    assert set(orjson.loads(head)) == {"version", "state", "notes"}
+    assert set(orjson.loads(head)) == {"version", "state", "notes", "record_code"}
     assert orjson.loads(body)  # the run has findings
     _no_build(monkeypatch)
     assert _lint(argv, capsysbinary) == want

@@ -4,16 +4,22 @@ summary, which keeps its results beside them) must print what a lint with no cac
 
 from __future__ import annotations
 
+import gzip
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from cache_runs import OLD, lines, make_set, private_cache
 from cache_runs import write as write_old
 from records import encode_line, tool
 
 from tracetui import cli
-from tracetui.store import cache_results
+from tracetui.store import cache_lint, cache_results
+from tracetui.store.runset import open_path
 
 Outcome = tuple[int, bytes, bytes]
 
@@ -105,8 +111,6 @@ def test_a_run_named_in_bytes_no_json_can_hold_is_linted_cold(
 
 
 def test_the_state_of_an_unnameable_run_is_none(home: Path, tmp_path: Path) -> None:
-    from tracetui.store.runset import open_path
-
     root = tmp_path / "run"
     root.mkdir()
     base = os.fsencode(root) + b"/bad\xff.jsonl"
@@ -143,3 +147,93 @@ def test_a_member_rewritten_in_its_middle_with_its_mtime_put_back_is_relinted(
     _rewrite_keeping_stat(base, data[middle : middle + 14], b'"exit_code": 9', middle)
     want = _cold(argv, capsysbinary, monkeypatch)
     assert _run(argv, capsysbinary) == want
+
+
+@pytest.mark.parametrize("argv", [["lint"], ["summary", "--json"]], ids=["lint", "summary"])
+def test_the_gunzip_cap_a_run_was_read_under_is_part_of_what_was_kept(
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    argv: list[str],
+) -> None:
+    """A ``.gz`` member read under another TRACETUI_GUNZIP_MAX_MIB gives other lines and a note:
+    the findings kept under the default cap were printed (3 MiB decompressed, 1 MiB allowed:
+    fewer findings and a note on stderr cold, the full set and no note warm; failed before)."""
+    root = tmp_path / "run"
+    root.mkdir()
+    write_old(root / "B.jsonl", lines(0, 3))
+    body = lines(3, 4800)  # ~3.3 MiB decompressed
+    with gzip.open(root / "B.jsonl.1.gz", "wb") as fh:
+        fh.write(body)
+    os.utime(root / "B.jsonl.1.gz", ns=(OLD, OLD))
+    args = [*argv, str(root / "B.jsonl")]
+    for _ in range(2):
+        assert _run(args, capsysbinary) == _cold(args, capsysbinary, monkeypatch)
+    monkeypatch.setenv("TRACETUI_GUNZIP_MAX_MIB", "1")
+    want = _cold(args, capsysbinary, monkeypatch)
+    assert b"TRACETUI_GUNZIP_MAX_MIB" in want[2]
+    assert _run(args, capsysbinary) == want
+    assert _run(args, capsysbinary) == want
+
+
+def test_the_kept_findings_name_the_redaction_code_they_came_from(
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """lint's secret checks run tracetui.record's redaction rules, which the index's fingerprint
+    (store, model, analysis) does not cover: findings kept by other rules were used as they
+    were. The kept file names record's own mark, and one of other code is linted afresh."""
+    base = str(make_set(tmp_path / "run"))
+    argv = ["lint", "--format", "json", base]
+    want = _cold(argv, capsysbinary, monkeypatch)
+    assert _run(argv, capsysbinary) == want
+    (kept,) = home.glob("*.lint")
+    head = orjson.loads(kept.read_bytes().partition(b"\n")[0])
+    assert head["record_code"] == cache_lint.code_mark()
+    monkeypatch.setattr(cache_lint, "_code_mark", "0" * 32)  # as other record code would be
+    assert cache_lint.recall_run(open_path(base)[0]) is None
+    assert _run(argv, capsysbinary) == want  # linted afresh, and kept for this code
+    assert orjson.loads(kept.read_bytes().partition(b"\n")[0])["record_code"] == "0" * 32
+
+
+def test_the_redaction_code_mark_changes_with_a_module_of_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "record"
+    shutil.copytree(Path(cache_lint._RECORD), copy)
+    monkeypatch.setattr(cache_lint, "_RECORD", str(copy))
+    monkeypatch.setattr(cache_lint, "_code_mark", None)
+    before = cache_lint.code_mark()
+    rules = copy / "redact_rules.py"
+    rules.write_bytes(rules.read_bytes() + b"\n# another rule\n")
+    monkeypatch.setattr(cache_lint, "_code_mark", None)
+    assert cache_lint.code_mark() != before
+
+
+def test_every_module_a_lint_s_findings_come_from_is_fingerprinted(tmp_path: Path) -> None:
+    """The index's fingerprint covers store, model and analysis, and the kept findings' mark
+    record: a lint that ran code of another package would keep findings no mark ties to it."""
+    base = make_set(tmp_path / "run")
+    script = (
+        "import sys\n"
+        "from tracetui.analysis.lint import lint_index\n"
+        "from tracetui.store.build import build_index\n"
+        "from tracetui.store.runset import open_path\n"
+        f"(run,) = open_path({str(base)!r})\n"
+        "list(lint_index(build_index(run)))\n"
+        "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('tracetui.'))))\n"
+    )
+    env = dict(os.environ, TRACETUI_NO_CACHE="1")
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, env=env, check=True, timeout=60
+    )
+    covered = ("store", "model", "analysis", "record")
+    outside = [
+        m
+        for m in done.stdout.decode().split()
+        if m.split(".")[1] not in covered and m != "tracetui.crash"
+    ]
+    assert outside == []

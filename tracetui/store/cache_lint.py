@@ -19,6 +19,10 @@ linted afresh. The text form still neutralises every line as a fresh lint does. 
 would not pass that check are not kept (a message quoting a control character: such a run is
 always linted afresh).
 
+The findings also depend on code the index's fingerprint does not cover: the redaction rules of
+:mod:`tracetui.record` (lint's secret checks). The head names that package's own fingerprint
+(:func:`code_mark`), and a kept file of other code is not used.
+
 The check is of shape, not of the rule registry: importing the rules costs a warm lint ~40 ms,
 more than all the rest of it. The state ties a kept file to the code that wrote it; SARIF,
 which needs the registry anyway, also checks every code and severity against it
@@ -27,6 +31,8 @@ which needs the registry anyway, also checks every code and severity against it
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections.abc import Mapping
 from operator import itemgetter
@@ -52,6 +58,8 @@ MAX_LINE = 2**31 - 1
 MAX_BYTES = 64 << 20
 """A bigger findings file is neither written nor read (~300,000 findings)."""
 _CODE = re.compile(r"TT[0-9]{3}")
+_RECORD = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "record")
+_code_mark: str | None = None
 
 Finding = dict[str, Any]
 
@@ -65,7 +73,7 @@ def keep(index: RunIndex, findings: list[Finding]) -> bool:
         payload = orjson.dumps(findings)
         if len(payload) > MAX_BYTES:
             return False
-        return cache_results.keep_blob(index, SUFFIX, payload)
+        return cache_results.keep_blob(index, SUFFIX, payload, extra=_extra())
     except TypeError:  # a lone surrogate (a file name, a note) JSON cannot hold: not kept
         return False
 
@@ -75,7 +83,7 @@ def recall_run(run: Run, severities: Mapping[str, str] | None = None) -> list[Fi
     (or the build that kept them added a note ``run`` does not have yet) or when the kept file
     does not hold findings a lint could have made. ``severities``: the rule registry's code →
     severity, which every finding must then agree with."""
-    body = cache_results.recall_blob_of_files(run, SUFFIX, cap=MAX_BYTES)
+    body = cache_results.recall_blob_of_files(run, SUFFIX, cap=MAX_BYTES, extra=_extra())
     if body is None:
         return None
     try:
@@ -108,3 +116,25 @@ def usable(findings: list[Any], run: Run, severities: Mapping[str, str] | None =
         if severities is not None and severities.get(code) != kind:
             return False
     return is_plain_line(" ".join(messages))  # one pass over all of them: a space is plain
+
+
+def code_mark() -> str:
+    """The size and mtime of every module of :mod:`tracetui.record` (the redaction rules lint's
+    secret checks use), as the index's fingerprint covers store, model and analysis."""
+    global _code_mark
+    if _code_mark is None:
+        digest = hashlib.blake2b(digest_size=16)
+        try:
+            with os.scandir(_RECORD) as it:
+                for e in sorted(it, key=lambda e: e.name):
+                    if e.name.endswith((".py", ".so", ".pyd")):
+                        st = e.stat()
+                        digest.update(f"{e.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+        except OSError:
+            digest.update(b"unreadable")
+        _code_mark = digest.hexdigest()
+    return _code_mark
+
+
+def _extra() -> dict[str, str]:
+    return {"record_code": code_mark()}

@@ -5,8 +5,10 @@ A value is kept under the *state* of the files an index was built from (member p
 their identities, the re-run sidecar's stat, the code's fingerprint) and with the notes that
 build added; it is given back only for that same state and those same notes. The state holds
 the re-runs sidecar's stat only (an index reads the sidecar afresh each time), so a kept value
-also names a digest of the sidecar's bytes (:func:`sidecar_marks`): a re-run record rewritten at
-the same size with its mtime put back is then seen, as an index would see it. ``summary`` keeps
+also names a digest of the sidecar's bytes (:func:`marks_of`): a re-run record rewritten at
+the same size with its mtime put back is then seen, as an index would see it; and for a run with a
+``.gz`` member, the cap on what one member decompresses to (``TRACETUI_GUNZIP_MAX_MIB``: a build
+under another cap reads other lines, and notes it). ``summary`` keeps
 its per-run object, its trend and its exact ``--json`` output there, so a warm summary of one
 unchanged run file indexes nothing (:func:`recall_run`). A results file is hostile input too:
 read bounded, parsed as JSON only, every field checked before use.
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 
 SIDECAR_CAP = 64 << 20
 """A bigger re-runs sidecar is not hashed: nothing is kept or recalled for its run."""
+MARKS = ("sidecar", "gunzip_cap")
+"""What :func:`marks_of` may name beside the state."""
 
 
 def recall(index: RunIndex, name: str, *, wait: bool = True) -> Any:
@@ -73,15 +77,29 @@ def state_now(run: Run) -> str | None:
         return None
 
 
-def sidecar_marks(run: Run) -> dict[str, str] | None:
-    """What a kept value names of ``run``'s re-runs sidecar beside the state: ``{}`` when it has
-    none, ``{"sidecar": digest of its bytes}`` when it has one; None when that cannot be read
-    whole (gone, not a regular file, over :data:`SIDECAR_CAP`): nothing is kept or recalled.
-    Taken when a value is kept, just after the build read the sidecar: a rewrite in between
-    that also put its stat back would go unseen (a race of one command's length)."""
+def marks_of(run: Run) -> dict[str, Any] | None:
+    """What a kept value names of ``run`` beside the state (see the module's docstring):
+    ``sidecar``, a digest of the re-runs sidecar's bytes when it has one; ``gunzip_cap`` when a
+    member is gzipped. None when the sidecar cannot be read whole (gone, not a regular file,
+    over :data:`SIDECAR_CAP`): nothing is kept or recalled then. Taken when a value is kept,
+    just after the build read the files: a sidecar rewritten in between with its stat put back
+    would go unseen (a race of one command's length)."""
+    marks: dict[str, Any] = {}
+    if any(m.gz for m in run.members):
+        from tracetui.store.gz import max_output  # only then: a warm lint does not import it
+
+        marks["gunzip_cap"] = max_output()
     if not run.sidecar:
-        return {}
-    fd = open_member(run.sidecar)  # links followed, as the build reads it
+        return marks
+    side = _digest(run.sidecar)
+    if side is None:
+        return None
+    marks["sidecar"] = side
+    return marks
+
+
+def _digest(path: str) -> str | None:
+    fd = open_member(path)  # links followed, as the build reads it
     if fd is None:
         return None
     try:
@@ -90,18 +108,20 @@ def sidecar_marks(run: Run) -> dict[str, str] | None:
         digest = hashlib.blake2b(digest_size=16)
         while chunk := os.read(fd, 1 << 20):
             digest.update(chunk)
-        return {"sidecar": digest.hexdigest()}
+        return digest.hexdigest()
     except OSError:
         return None
     finally:
         os.close(fd)
 
 
-def _same_sidecar(got: dict[str, Any], run: Run) -> bool:
-    """Whether ``got`` (a results file or a kept file's head) was kept for the sidecar ``run``
-    has now (or for none, as it has none)."""
-    marks = sidecar_marks(run)
-    return marks is not None and got.get("sidecar") == marks.get("sidecar")
+def _same_marks(got: dict[str, Any], run: Run, extra: dict[str, Any] | None = None) -> bool:
+    """Whether ``got`` (a results file or a kept file's head) was kept for the marks ``run`` has
+    now (:func:`marks_of`), and holds ``extra`` (the caller's own)."""
+    marks = marks_of(run)
+    if marks is None or any(got.get(k) != marks.get(k) for k in MARKS):
+        return False
+    return extra is None or all(got.get(k) == v for k, v in extra.items())
 
 
 def _recall(run: Run, state: str) -> dict[str, Any]:
@@ -109,7 +129,7 @@ def _recall(run: Run, state: str) -> dict[str, Any]:
     if folder is None:
         return {}
     got = _read_results(os.path.join(folder, run_key(run) + ".json"), state)
-    if got.get("notes") != run.notes or not _same_sidecar(got, run):
+    if got.get("notes") != run.notes or not _same_marks(got, run):
         return {}
     values: dict[str, Any] = got["values"]
     return values
@@ -120,12 +140,12 @@ def keep(index: RunIndex, values: dict[str, Any]) -> None:
     values already kept for them."""
     state = state_of(index)
     folder = cache_folder() if state is not None and enabled() else None
-    marks = sidecar_marks(index.run) if folder is not None else None
+    marks = marks_of(index.run) if folder is not None else None
     if folder is None or state is None or marks is None:
         return
     path = os.path.join(folder, run_key(index.run) + ".json")
     got = _read_results(path, state)
-    same = got.get("notes") == index.run.notes and got.get("sidecar") == marks.get("sidecar")
+    same = got.get("notes") == index.run.notes and all(got.get(k) == marks.get(k) for k in MARKS)
     kept = got.get("values", {}) if same else {}
     kept.update(values)
     record = {"version": VERSION, "state": state, "notes": index.run.notes, "values": kept}
@@ -156,18 +176,27 @@ def _read_results(path: str, state: str) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ bulky values, own file
-def keep_blob(index: RunIndex, suffix: str, payload: bytes, *, any_state: bool = False) -> bool:
+def keep_blob(
+    index: RunIndex,
+    suffix: str,
+    payload: bytes,
+    *,
+    any_state: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> bool:
     """Keep ``payload`` as ``<run key>.<suffix>`` for the files ``index`` was built from: for a
     value too big for the results file every warm ``summary`` reads (the viewer's id table).
     False when not kept (no state, cache off, over the cap, not writable). ``any_state``: kept
     even when ``index`` has no state (a payload that says itself what it holds: read back with
-    :func:`recall_blob_of_run`)."""
+    :func:`recall_blob_of_run`). ``extra``: more of the head, which a recall must be given the
+    same (what else the payload depends on: the caller's own)."""
     state = state_of(index)
     folder = cache_folder() if (state is not None or any_state) and enabled() else None
-    marks = sidecar_marks(index.run) if folder is not None else None
+    marks = marks_of(index.run) if folder is not None else None
     if folder is None or marks is None:
         return False
-    head = orjson.dumps({"version": VERSION, "state": state, "notes": index.run.notes, **marks})
+    fields = {"version": VERSION, "state": state, "notes": index.run.notes, **marks}
+    head = orjson.dumps({**(extra or {}), **fields})
     return atomic_write(
         os.path.join(folder, f"{run_key(index.run)}.{suffix}"), [head, b"\n", payload]
     )
@@ -193,15 +222,18 @@ def recall_blob_of_run(index: RunIndex, suffix: str) -> tuple[bool, bytes] | Non
     if got is None:
         return None
     head, payload = got
-    exact = state is not None and head.get("state") == state and _same_sidecar(head, index.run)
+    exact = state is not None and head.get("state") == state and _same_marks(head, index.run)
     touch(path)  # used: the sweep removes the least recently used first
     return exact and head.get("notes") == index.run.notes, payload
 
 
-def recall_blob_of_files(run: Run, suffix: str, *, cap: int | None = None) -> bytes | None:
+def recall_blob_of_files(
+    run: Run, suffix: str, *, cap: int | None = None, extra: dict[str, Any] | None = None
+) -> bytes | None:
     """What :func:`keep_blob` kept under ``suffix`` for ``run`` as its files are now, without
     indexing it; None when none, or when the build that kept it added a note ``run`` does not
-    have yet. ``cap``: as :func:`read_kept`'s. The caller checks what the payload holds."""
+    have yet. ``cap``: as :func:`read_kept`'s; ``extra``: as :func:`keep_blob`'s. The caller
+    checks what the payload holds."""
     state = state_now(run)
     folder = cache_folder() if state is not None else None
     if folder is None:
@@ -213,7 +245,7 @@ def recall_blob_of_files(run: Run, suffix: str, *, cap: int | None = None) -> by
     head, payload = got
     if head.get("state") != state or head.get("notes") != run.notes:
         return None
-    if not _same_sidecar(head, run):
+    if not _same_marks(head, run, extra):
         return None
     touch(path)  # used: the sweep removes the least recently used first
     return payload
