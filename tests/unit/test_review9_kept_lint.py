@@ -18,7 +18,8 @@ from cache_runs import write as write_old
 from records import encode_line, tool
 
 from tracetui import cli
-from tracetui.store import cache_lint, cache_results
+from tracetui.commands import common
+from tracetui.store import build, cache_lint, cache_results
 from tracetui.store.runset import open_path
 
 Outcome = tuple[int, bytes, bytes]
@@ -237,3 +238,29 @@ def test_every_module_a_lint_s_findings_come_from_is_fingerprinted(tmp_path: Pat
         if m.split(".")[1] not in covered and m != "tracetui.crash"
     ]
     assert outside == []
+
+
+def test_a_run_whose_rerun_file_has_findings_is_kept_too(
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """A bad line in the re-runs file is a finding naming that file, which is not a member: the
+    run's findings were never kept, and every lint of it indexed it again. The sidecar's bytes
+    are in the kept file's head now, so its findings are kept and printed as they were."""
+    base = make_set(tmp_path / "run")
+    write_old(Path(f"{base}.reruns.jsonl"), b"{not json\n")
+    for form in ("text", "json", "sarif"):
+        argv = ["lint", "--format", form, str(base)]
+        want = _cold(argv, capsysbinary, monkeypatch)
+        assert b"reruns.jsonl" in want[1]
+        assert _run(argv, capsysbinary) == want
+        with monkeypatch.context() as m:
+            m.setattr(build, "build_index", _no_build)
+            m.setattr(common, "build_index", _no_build)
+            assert _run(argv, capsysbinary) == want
+
+
+def _no_build(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("indexed again")

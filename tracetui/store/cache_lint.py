@@ -12,7 +12,7 @@ message, in that order), so the JSON output is those objects as they were.
 A kept file is hostile input: read bounded (:data:`MAX_BYTES`, through
 :func:`~tracetui.store.cache_results.read_kept`, which never follows a link), parsed as JSON
 only, and every finding checked — exactly those fields in that order, the file one of the
-run's members, the line an int the index can hold, the code a rule code's shape, the severity
+run's members (or its re-runs sidecar), the line an int the index can hold, the code a rule code's shape, the severity
 one of the two, the message plain one-line text (nothing ``neutralize_line`` would change:
 :func:`~tracetui.model.text.is_plain_line`). Anything else and nothing is used: the run is
 linted afresh. The text form still neutralises every line as a fresh lint does. Findings that
@@ -108,7 +108,9 @@ def usable(findings: list[Any], run: Run, severities: Mapping[str, str] | None =
         return False
     if set(map(type, lines)) != {int} or min(lines) < 0 or max(lines) > MAX_LINE:
         return False
-    if not set(files) <= {m.path for m in run.members}:
+    # The re-runs sidecar is linted with its run (its bad lines are findings); the kept file's
+    # head names a digest of its bytes (cache_results.marks_of).
+    if not set(files) <= {m.path for m in run.members} | {run.sidecar}:
         return False
     for code, kind in set(zip(codes, kinds, strict=True)):  # a few distinct pairs
         if _CODE.fullmatch(code) is None or kind not in (ERROR, WARNING):
