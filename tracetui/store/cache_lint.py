@@ -4,20 +4,24 @@
 The findings of a run depend only on its files and the code (lint uses the default redaction
 rules, and the code's fingerprint is part of the state), so a lint of an unchanged run can
 give back what an earlier one found without indexing the run, and print it in whichever format
-is asked. The file is a JSON line naming the version, the exact files and the notes
-(:func:`~tracetui.store.cache_results.keep_blob`), then the findings as a JSON list of the
-objects ``lint --format json`` prints (``Issue.as_dict``: file, line, code, severity,
-message, in that order), so the JSON output is those objects as they were.
+is asked. The file is a JSON line naming the version, the exact files, the notes and what else
+the findings were made under (:func:`~tracetui.store.cache_results.keep_blob`: the re-runs
+sidecar's digest, a ``.gz`` member's decompression cap, :func:`code_mark`), then the findings as
+a JSON list of the objects ``lint --format json`` prints (``Issue.as_dict``: file, line, code,
+severity, message, in that order), so the JSON output is those objects as they were.
 
 A kept file is hostile input: read bounded (:data:`MAX_BYTES`, through
 :func:`~tracetui.store.cache_results.read_kept`, which never follows a link), parsed as JSON
 only, and every finding checked — exactly those fields in that order, the file one of the
-run's members (or its re-runs sidecar), the line an int the index can hold, the code a rule code's shape, the severity
-one of the two, the message plain one-line text (nothing ``neutralize_line`` would change:
-:func:`~tracetui.model.text.is_plain_line`). Anything else and nothing is used: the run is
-linted afresh. The text form still neutralises every line as a fresh lint does. Findings that
-would not pass that check are not kept (a message quoting a control character: such a run is
-always linted afresh).
+run's members (or its re-runs sidecar), the line an int the index can hold, the code a rule
+code's shape, the severity one of the two, the message plain one-line text (nothing
+``neutralize_line`` would change: :func:`~tracetui.model.text.is_plain_line`). Anything else
+and nothing is used: the run is linted afresh. The text form still neutralises every line as a
+fresh lint does. Findings that would not pass that check are not kept (a message quoting a
+control character: such a run is always linted afresh). What the check cannot tell is a file
+edited to hold other findings of the right shape (none, fewer, reordered, another severity):
+the cache folder is this user's own (:mod:`tracetui.store.cache_files`), trusted as far as
+that goes, like the index's rows.
 
 The findings also depend on code the index's fingerprint does not cover: the redaction rules of
 :mod:`tracetui.record` (lint's secret checks). The head names that package's own fingerprint
