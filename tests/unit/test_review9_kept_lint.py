@@ -126,8 +126,9 @@ def test_the_state_of_an_unnameable_run_is_none(home: Path, tmp_path: Path) -> N
     strict=True,
     reason="a member's identity (store/identity.py: dev, ino, size, mtime, its first and last "
     "KiB) does not change when bytes past its first and last KiB are rewritten at the same size "
-    "and the mtime put back; the index's rows and the kept findings are both trusted then. Fix: "
-    "st_ctime_ns in Identity (os.utime sets it to now; nothing but the kernel can put it back)",
+    "and the mtime put back; the index's rows and the kept findings are both trusted then (the "
+    "identity issue 18 names). st_ctime_ns would tell, but a rename sets it too: the members a "
+    "rotation renames could no longer be reused, which the same issue asks for",
 )
 def test_a_member_rewritten_in_its_middle_with_its_mtime_put_back_is_relinted(
     home: Path,
