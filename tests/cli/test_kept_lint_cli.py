@@ -21,20 +21,28 @@ OLD = time.time_ns() - 3600 * 10**9
 Outcome = tuple[int, bytes, bytes]
 
 
+def run_records(prefix: str, n: int) -> bytes:
+    """``n`` records with errors (ok_preview with exit 1) and warnings (parents not in the
+    set), ~560 bytes each: from ~1,900 of them a run is over the size from which the cache
+    keeps one (1 MiB)."""
+    return b"".join(
+        encode_line(
+            tool(
+                f"{prefix}-{i}",
+                exit_code=1 if i % 5 == 0 else 0,
+                parent_command_id="gone" if i % 7 == 0 else None,
+                note="x" * 300,
+            )
+        )
+        for i in range(n)
+    )
+
+
 def _write_run(base: Path, n: int) -> Path:
     """A run over the size from which the cache keeps one (1 MiB), with errors (a bad line,
     ok_preview with exit 1) and warnings (parents not in the set)."""
     base.parent.mkdir(parents=True, exist_ok=True)
-    records = [
-        tool(
-            f"{base.name}-{i}",
-            exit_code=1 if i % 5 == 0 else 0,
-            parent_command_id="gone" if i % 7 == 0 else None,
-            note="x" * 300,
-        )
-        for i in range(n)
-    ]
-    base.write_bytes(b"".join(map(encode_line, records)) + b"{not json\n")
+    base.write_bytes(run_records(base.name, n) + b"{not json\n")
     os.utime(base, ns=(OLD, OLD))
     assert base.stat().st_size > 1 << 20
     return base

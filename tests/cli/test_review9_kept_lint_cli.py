@@ -11,26 +11,12 @@ import time
 from pathlib import Path
 
 from records import encode_line, tool
+from test_kept_lint_cli import run_records
 
 OLD = time.time_ns() - 3600 * 10**9
 """An mtime well before any lint (a file changed just before it is read is not trusted)."""
 
 Outcome = tuple[int, bytes, bytes]
-
-
-def _records(prefix: str, n: int) -> bytes:
-    """Over 1 MiB (the size from which the cache keeps a run), with errors and warnings."""
-    return b"".join(
-        encode_line(
-            tool(
-                f"{prefix}-{i}",
-                exit_code=1 if i % 5 == 0 else 0,
-                parent_command_id="gone" if i % 7 == 0 else None,
-                note="x" * 300,
-            )
-        )
-        for i in range(n)
-    )
 
 
 def _write(path: bytes, data: bytes) -> None:
@@ -61,7 +47,7 @@ def test_a_run_file_named_in_bytes_not_utf8(tmp_path: Path) -> None:
     state of its files could not be written as JSON (failed before)."""
     (tmp_path / "run").mkdir()
     base = os.fsencode(tmp_path / "run") + b"/bad\xff\xfe.jsonl"
-    _write(base, _records("bad", 2600) + b"{not json\n")
+    _write(base, run_records("bad", 2600) + b"{not json\n")
     for form in ("text", "sarif"):
         args = ["--format", form, os.fsdecode(base)]
         want = _lint(args, tmp_path, cache=False)
@@ -76,7 +62,7 @@ def test_a_rerun_file_rewritten_with_its_stat_put_back(tmp_path: Path) -> None:
     a warm lint (failed before)."""
     (tmp_path / "run").mkdir()
     base = os.fsencode(tmp_path / "run") + b"/B.jsonl"
-    _write(base, _records("b", 2600))
+    _write(base, run_records("b", 2600))
     side = base + b".reruns.jsonl"
     good = encode_line(tool("r-1", parent_command_id="b-3"))
     _write(side, good)
