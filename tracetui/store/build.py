@@ -92,7 +92,7 @@ def _build(
         return index
     plan = cache.plan_for(run)
     # Each member as found before reading (the cache's plan took them already), so a reader of
-    # the finished index can tell whether its bytes are still those (RunIndex.changed_since_built).
+    # the finished index can tell whether its bytes are still those (identity.changed_since_built).
     built_from = plan.before if plan else [identity.identify(m.path) for m in run.members]
     index.built_from = built_from
     jobs: list[_Job] = []

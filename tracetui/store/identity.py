@@ -101,14 +101,7 @@ def unchanged_since(path: str, before: Identity | None) -> bool:
         return False
     try:
         now = identity_of(fd)
-        if now == before:
-            return True
-        return (
-            (now.dev, now.ino) == (before.dev, before.ino)
-            and now.size > before.size
-            and hash_range(fd, 0, min(SPAN, before.size)) == before.head
-            and hash_range(fd, max(0, before.size - SPAN), before.size) == before.tail
-        )
+        return now == before or _longer_with_old_ends(fd, now, before)
     except OSError:
         return False
     finally:
@@ -129,11 +122,17 @@ def changed_since_built(index: RunIndex) -> bool:
 
 
 def grew_from(fd: int, now: Identity, old: Identity) -> bool:
-    """``now`` is ``old`` with bytes appended: same file, longer, its old ends unchanged."""
+    """``now`` is ``old`` with lines appended: same file, longer, its old ends unchanged, its
+    old end a line's (an append then starts a new line: the old rows are whole)."""
+    return old.ends_line and _longer_with_old_ends(fd, now, old)
+
+
+def _longer_with_old_ends(fd: int, now: Identity, old: Identity) -> bool:
+    """``now`` (the file open as ``fd``) is ``old``'s file, longer, its first and last KiB at
+    their old offsets unchanged."""
     return (
         (now.dev, now.ino) == (old.dev, old.ino)
         and now.size > old.size
-        and old.ends_line
         and hash_range(fd, 0, min(SPAN, old.size)) == old.head
         and hash_range(fd, max(0, old.size - SPAN), old.size) == old.tail
     )
